@@ -1,0 +1,89 @@
+"""Root pytest configuration: run the book's MyST Markdown pages as notebooks.
+
+nbval collects only ``.ipynb`` files. A page of this book is a ``.md`` file whose
+front matter names a ``kernelspec``; this hook reads it with jupytext, in memory,
+and hands the notebook to nbval, so each code cell becomes a test item
+(``book/maddening/ball.md::Cell 3``). Nothing is written beside the page.
+
+Pages run in lax mode: they carry no stored outputs to compare; their claims
+raise instead. When a cell fails on a ``specbook.ClaimError``, the report and
+the session's summary name the claim.
+"""
+
+from __future__ import annotations
+
+import re
+import warnings
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+try:  # the test extras provide both; without them pages are simply not collected
+    import jupytext
+    from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
+except ImportError:  # pragma: no cover
+    jupytext = None
+
+_FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
+_CLAIM_FAILURE = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+_FAILED_CLAIMS: list[tuple[str, str]] = []
+
+
+def is_page(path: Path) -> bool:
+    """A book page: Markdown whose front matter declares a kernelspec."""
+    if path.suffix != ".md":
+        return False
+    head = path.read_text(encoding="utf-8")[:2000]
+    match = _FRONT_MATTER.match(head)
+    return bool(match and "kernelspec:" in match.group(1))
+
+
+if jupytext is not None:
+
+    class MystPageCell(IPyNbCell):
+        """A page's code cell; a failure names the claim that broke."""
+
+        def repr_failure(self, excinfo):
+            text = super().repr_failure(excinfo)
+            found = _CLAIM_FAILURE.search(_ANSI.sub("", str(text)))
+            if found:
+                _FAILED_CLAIMS.append((f"{self.fspath.relto(self.config.rootdir)}::{self.name}", found.group(0)))
+                text = f"FAILED CLAIM {found.group(1)!r}: {found.group(0)}\n\n{text}"
+            return text
+
+    class MystPage(IPyNbFile):
+        """A MyST Markdown page collected as a notebook (read with jupytext, in memory)."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.compare_outputs = False  # lax: pages store no outputs; claims raise
+
+        def collect(self):
+            self.nb = jupytext.read(str(self.path), fmt="md:myst")
+            number = 0
+            for cell in self.nb.cells:
+                if cell.cell_type != "code":
+                    continue
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore")
+                    options = defaultdict(bool, find_metadata_tags(cell.metadata))
+                    options.update(dict(find_comment_markers(cell.source)))
+                options.setdefault("check", False)
+                yield MystPageCell.from_parent(
+                    self, name=f"Cell {number}", cell_num=number, cell=cell, options=options
+                )
+                number += 1
+
+    def pytest_collect_file(file_path: Path, parent):
+        if file_path.suffix == ".md" and "_build" not in file_path.parts and is_page(file_path):
+            return MystPage.from_parent(parent, path=file_path)
+        return None
+
+
+def pytest_terminal_summary(terminalreporter, exitstatus, config):
+    if _FAILED_CLAIMS:
+        terminalreporter.section("failed claims")
+        for where, message in _FAILED_CLAIMS:
+            terminalreporter.write_line(f"{where}: {message}")

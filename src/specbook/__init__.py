@@ -1,0 +1,31 @@
+"""specbook: the book's own machinery, apart from the physics.
+
+A page of the book *claims* things about the code it documents. A claim is a
+declared value (kept in the code), a measurement (made by the page while the
+book builds) and a tolerance. :func:`claim` glues both numbers for the prose,
+records the claim for the page's :func:`claims_table`, and raises
+:class:`ClaimError` when they disagree, so a false claim fails the build.
+
+specbook imports no physics package: the pages pass it plain values.
+"""
+
+from specbook._claims import Claim, ClaimError, all_claims, check, claim, forget, reset_claims
+from specbook._glue import as_float, glue
+from specbook._tables import Table, claims_table, mapping_table, resolve, table
+
+__all__ = [
+    "Claim",
+    "ClaimError",
+    "Table",
+    "all_claims",
+    "as_float",
+    "check",
+    "claim",
+    "claims_table",
+    "forget",
+    "glue",
+    "mapping_table",
+    "reset_claims",
+    "resolve",
+    "table",
+]

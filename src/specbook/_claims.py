@@ -1,0 +1,167 @@
+"""Claims: a declared value, a measurement and a tolerance, checked while the page runs."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from specbook._glue import _glue_raw, as_float
+
+__all__ = ["Claim", "ClaimError", "all_claims", "check", "claim", "forget", "reset_claims"]
+
+
+class ClaimError(AssertionError):
+    """A claim of a page does not hold: the code and the page disagree.
+
+    The message names the claim, the measured value, the expected value and the
+    tolerance. Its attribute ``key`` holds the claim's name.
+    """
+
+    def __init__(self, message: str, key: str) -> None:
+        super().__init__(message)
+        self.key = key
+
+
+@dataclass(frozen=True)
+class Claim:
+    """One recorded claim of a page."""
+
+    key: str
+    measured: float
+    expected: float
+    rtol: float | None
+    atol: float | None
+    unit: str
+    passed: bool
+    description: str = ""
+
+    @property
+    def tolerance(self) -> str:
+        """Return the tolerance as a reader sees it (``exact``, an absolute band, a relative one, or both)."""
+        parts = []
+        if self.atol:
+            parts.append(f"±{self.atol:g}" + (f" {self.unit}" if self.unit else ""))
+        if self.rtol:
+            parts.append(f"{self.rtol:.2g} relative")
+        return " + ".join(parts) if parts else "exact"
+
+
+_CLAIMS: dict[str, Claim] = {}
+
+
+def reset_claims() -> None:
+    """Forget every claim recorded so far in this process (a page is one process)."""
+    _CLAIMS.clear()
+
+
+def forget(key: str) -> None:
+    """Drop one recorded claim: for a page that shows a failing claim on purpose.
+
+    Raises ``KeyError`` naming the claim if it was never made.
+    """
+    if key not in _CLAIMS:
+        raise KeyError(f"no claim {key!r} was made on this page")
+    del _CLAIMS[key]
+
+
+def all_claims() -> list[Claim]:
+    """The claims recorded so far, in the order they were first made."""
+    return list(_CLAIMS.values())
+
+
+def _check_tolerance(name: str, value: float | None) -> float | None:
+    if value is None:
+        return None
+    number = as_float(value, name=name)
+    if not math.isfinite(number) or number < 0:
+        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
+    return number
+
+
+def claim(
+    key: str,
+    measured: Any,
+    expected: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    unit: str = "",
+) -> float:
+    """Check a measured value against a declared one, glue both, and record the claim.
+
+    The claim holds when ``|measured - expected| <= atol + rtol * |expected|``
+    (missing tolerances count as zero, so with neither the values must be equal).
+    A NaN or infinite measurement never holds.
+
+    The measured value is glued under ``key`` and the expected value under
+    ``key + "_expected"``, so the prose can show both with ``{glue:text}``.
+
+    Args:
+        key: The claim's name, an identifier; also its glue key.
+        measured: The value the page measured (a Python, NumPy or JAX scalar).
+        expected: The value the code declares.
+        rtol: Relative tolerance, a fraction of ``|expected|``.
+        atol: Absolute tolerance, in ``unit``.
+        unit: The unit of both values, shown in the claims table.
+
+    Returns:
+        The measured value, as a Python float.
+
+    Raises:
+        ClaimError: The measurement is outside the tolerance.
+
+    >>> claim("doc_order", 1.002, 1.0, atol=0.02)
+    1.002
+    >>> claim("doc_bad", 2.0, 1.0, atol=0.02)
+    Traceback (most recent call last):
+    ...
+    specbook.ClaimError: claim 'doc_bad' failed: measured 2 against expected 1 (tolerance ±0.02): off by 1, allowed 0.02
+    """
+    if not isinstance(key, str) or not key.isidentifier():
+        raise ValueError(f"key must be an identifier-like string, got {key!r}")
+    rtol = _check_tolerance("rtol", rtol)
+    atol = _check_tolerance("atol", atol)
+    m = as_float(measured, name="measured")
+    e = as_float(expected, name="expected")
+    allowed = (atol or 0.0) + (rtol or 0.0) * abs(e)
+    diff = abs(m - e)
+    passed = math.isfinite(m) and math.isfinite(e) and diff <= allowed
+    record = Claim(key=key, measured=m, expected=e, rtol=rtol, atol=atol, unit=unit, passed=passed)
+    _CLAIMS[key] = record
+    _glue_raw(key, m)
+    _glue_raw(key + "_expected", e)
+    if not passed:
+        raise ClaimError(
+            f"claim {key!r} failed: measured {m:.10g} against expected {e:.10g}"
+            f" (tolerance {record.tolerance}): off by {diff:.3g}, allowed {allowed:.3g}",
+            key,
+        )
+    return m
+
+
+def check(key: str, condition: Any, description: str) -> bool:
+    """Record an exact claim, a condition that must hold (``bitwise equal``, ``raises``).
+
+    It shows in the claims table with its description, and raises
+    :class:`ClaimError` when the condition is false.
+
+    >>> check("doc_bits", 0.1 + 0.2 == 0.30000000000000004, "rounding is IEEE")
+    True
+    """
+    if not isinstance(key, str) or not key.isidentifier():
+        raise ValueError(f"key must be an identifier-like string, got {key!r}")
+    if not isinstance(description, str) or not description:
+        raise ValueError("description must be a non-empty string saying what is checked")
+    ok = bool(condition)
+    _CLAIMS[key] = Claim(
+        key=key, measured=float(ok), expected=1.0, rtol=None, atol=None, unit="",
+        passed=ok, description=description,
+    )
+    _glue_raw(key, "holds" if ok else "fails")
+    if not ok:
+        raise ClaimError(f"claim {key!r} failed: {description} does not hold", key)
+    return True
+
+
+ClaimError.__module__ = "specbook"

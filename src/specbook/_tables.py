@@ -1,0 +1,230 @@
+"""Rendering declared records as Markdown tables, and the page's tables of evidence."""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib
+import json
+import math
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from typing import Any
+
+from specbook._claims import all_claims
+
+__all__ = ["Table", "claims_table", "mapping_table", "resolve", "table"]
+
+CLAIMS_MIME = "application/vnd.specbook.claims+json"
+
+Column = str | tuple[str, str | Callable[[Any], Any]]
+
+
+class Table:
+    """A rendered table: its header, its cells as text, and its Markdown.
+
+    A page displays it (Jupyter shows its Markdown); a test or a claim compares
+    two tables with ``==``, which compares header and cells.
+    """
+
+    def __init__(self, header: Sequence[str], cells: Sequence[Sequence[str]]) -> None:
+        self.header = tuple(header)
+        self.cells = tuple(tuple(row) for row in cells)
+
+    @property
+    def markdown(self) -> str:
+        """The table as GitHub/MyST pipe-table Markdown."""
+        lines = ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)]
+        lines += ["| " + " | ".join(row) + " |" for row in self.cells]
+        return "\n".join(lines) + "\n"
+
+    def _repr_markdown_(self) -> str:
+        return self.markdown
+
+    def __repr__(self) -> str:
+        return self.markdown
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, Table):
+            return NotImplemented
+        return self.header == other.header and self.cells == other.cells
+
+    def __hash__(self) -> int:
+        return hash((self.header, self.cells))
+
+    def __len__(self) -> int:
+        return len(self.cells)
+
+
+def _cell(value: Any) -> str:
+    """Format one value as the text of a table cell."""
+    if value is None:
+        text = "—"
+    elif isinstance(value, bool):
+        text = "yes" if value else "no"
+    elif isinstance(value, float):
+        text = "—" if math.isnan(value) else f"{value:.6g}"
+    elif isinstance(value, (list, tuple)):
+        text = ", ".join(_cell(v) for v in value) if value else "—"
+    elif hasattr(value, "value") and hasattr(value, "name") and type(value).__module__ != "builtins":
+        text = str(value.value)  # an Enum member shows its value
+    else:
+        text = str(value)
+    return text.replace("\n", " ").replace("|", "\\|")
+
+
+def _field(row: Any, name: str) -> Any:
+    if isinstance(row, Mapping):
+        return row[name]
+    return getattr(row, name)
+
+
+def _columns_of(row: Any) -> list[str]:
+    if dataclasses.is_dataclass(row):
+        return [f.name for f in dataclasses.fields(row)]
+    if isinstance(row, Mapping):
+        return list(row)
+    raise TypeError(
+        f"rows must be dataclasses or mappings when columns is not given, got {type(row).__name__}"
+    )
+
+
+def table(rows: Iterable[Any], columns: Sequence[Column] | None = None) -> Table:
+    """Render declared records (dataclasses or mappings) as a Markdown table.
+
+    Each column is a field name, shown with the name as its header, or a pair
+    ``(header, field)`` where ``field`` is a field name or a callable of the row
+    that returns the cell's value (which may be Markdown, such as a code span).
+
+    >>> from dataclasses import dataclass
+    >>> @dataclass
+    ... class Regime:
+    ...     parameter: str
+    ...     low: float
+    ...     high: float
+    >>> print(table([Regime("elasticity", 0.0, 1.0)], ["parameter", ("range", lambda r: f"{r.low}–{r.high}")]).markdown)
+    | parameter | range |
+    |---|---|
+    | elasticity | 0.0–1.0 |
+    <BLANKLINE>
+    """
+    rows = list(rows)
+    if columns is None:
+        if not rows:
+            raise ValueError("columns must be given for an empty table")
+        columns = _columns_of(rows[0])
+    header: list[str] = []
+    getters: list[Callable[[Any], Any]] = []
+    for column in columns:
+        if isinstance(column, str):
+            header.append(column)
+            getters.append(lambda row, _n=column: _field(row, _n))
+        elif isinstance(column, tuple) and len(column) == 2 and isinstance(column[0], str):
+            title, source = column
+            header.append(title)
+            if isinstance(source, str):
+                getters.append(lambda row, _n=source: _field(row, _n))
+            elif callable(source):
+                getters.append(source)
+            else:
+                raise TypeError(f"column {title!r}: the source must be a field name or a callable, got {source!r}")
+        else:
+            raise TypeError(f"columns must be names or (header, source) pairs, got {column!r}")
+    cells = [[_cell(get(row)) for get in getters] for row in rows]
+    return Table(header, cells)
+
+
+def resolve(dotted: str) -> Any:
+    """Import the object a dotted Python name refers to, or raise ``LookupError``.
+
+    The longest importable module prefix is imported, and the rest is looked up
+    with ``getattr``.
+
+    >>> resolve("specbook.table") is table
+    True
+    >>> resolve("specbook.no_such_thing")
+    Traceback (most recent call last):
+    ...
+    LookupError: 'specbook.no_such_thing' does not resolve: module 'specbook' has no attribute 'no_such_thing'
+    """
+    if not isinstance(dotted, str) or not dotted:
+        raise LookupError(f"{dotted!r} is not a dotted Python name")
+    parts = dotted.split(".")
+    module = None
+    index = len(parts)
+    while index > 0:
+        try:
+            module = importlib.import_module(".".join(parts[:index]))
+            break
+        except ModuleNotFoundError as exc:
+            if exc.name is not None and not ".".join(parts[:index]).startswith(exc.name):
+                raise  # a real import failure inside the module, not a missing name
+            index -= 1
+    if module is None:
+        raise LookupError(f"{dotted!r} does not resolve: no module {parts[0]!r}")
+    obj = module
+    for depth, attribute in enumerate(parts[index:], start=index):
+        if not hasattr(obj, attribute):
+            owner = ".".join(parts[:depth])
+            kind = "module" if depth == index and obj is module else "object"
+            raise LookupError(f"{dotted!r} does not resolve: {kind} {owner!r} has no attribute {attribute!r}")
+        obj = getattr(obj, attribute)
+    return obj
+
+
+def mapping_table(rows: Iterable[Sequence[str]]) -> Table:
+    """Render an Implementation Mapping: equation term, implementation, notes.
+
+    Every implementation cell is a dotted Python name. It is resolved now (the
+    page fails if it does not exist) and rendered as a cross-reference to its API
+    entry, which the strict book build (``-n``) checks in turn.
+    """
+    cells = []
+    for number, row in enumerate(rows):
+        if len(row) != 3:
+            raise ValueError(f"mapping row {number} must be (term, dotted name, notes), got {row!r}")
+        term, dotted, notes = row
+        resolve(dotted)
+        cells.append((term, f"{{py:obj}}`{dotted}`", notes.replace("|", "\\|")))
+    return Table(("Equation term", "Implementation", "Notes"), cells)
+
+
+def claims_table() -> Any:
+    """Display every claim made so far on this page: name, expected, measured, tolerance, pass.
+
+    Returns an object that Jupyter displays as the table; it carries the claims
+    as data too, so the book's landing page can count them across pages.
+    """
+    claims = all_claims()
+    header = ("Claim", "Expected", "Measured", "Tolerance", "Holds")
+    cells = []
+    for c in claims:
+        if c.description:
+            expected, measured = c.description, ("holds" if c.passed else "fails")
+        else:
+            unit = f" {c.unit}" if c.unit else ""
+            expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"
+        cells.append((f"`{c.key}`", expected.replace("|", "\\|"), measured, c.tolerance, "✓" if c.passed else "✗"))
+    rendered = Table(header, cells)
+    data = {
+        "count": len(claims),
+        "passed": sum(c.passed for c in claims),
+        "claims": [dataclasses.asdict(c) for c in claims],
+    }
+    return _ClaimsDisplay(rendered, data)
+
+
+class _ClaimsDisplay:
+    """The claims table as Jupyter displays it: Markdown, plus the claims as JSON data."""
+
+    def __init__(self, rendered: Table, data: dict) -> None:
+        self.table = rendered
+        self.data = data
+
+    def _repr_mimebundle_(self, include=None, exclude=None):  # noqa: D401 - Jupyter protocol
+        return {
+            "text/markdown": self.table.markdown,
+            "text/plain": self.table.markdown,
+            CLAIMS_MIME: json.loads(json.dumps(self.data)),
+        }
+
+    def __repr__(self) -> str:
+        return self.table.markdown

@@ -1,0 +1,70 @@
+"""The project's promises about its own set-up: two commands, CI, the book's configuration."""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_readme_quick_start_has_exactly_the_two_commands():
+    readme = (ROOT / "README.md").read_text()
+    quick = readme.split("## Quick start", 1)[1].split("\n## ", 1)[0]
+    blocks = re.findall(r"```sh\n(.*?)```", quick, re.S)
+    commands = [line.split("#")[0].strip() for block in blocks for line in block.splitlines() if line.strip()]
+    assert commands == ["make book", "make test"]
+    assert "make page PAGE=" in readme
+
+
+def test_ci_runs_make_test_and_nothing_less():
+    lines = [l.strip() for l in (ROOT / ".ci/run").read_text().splitlines() if l.strip() and not l.startswith("#")]
+    assert "make test" in lines
+
+
+def test_config_makes_a_failing_cell_fail_the_build():
+    config = yaml.safe_load((ROOT / "_config.yml").read_text())
+    assert config["execute"]["execute_notebooks"] == "force"
+    assert config["execute"]["allow_errors"] is False
+    assert config["execute"]["timeout"] >= 300
+    assert config["sphinx"]["config"]["nb_execution_raise_on_error"] is True
+    assert config["bibtex_bibfiles"] == ["bibliography.bib"]
+    assert config["only_build_toc_files"] is True
+    for pattern in (".*", "src", "tests", "bench", "README.md", "_build"):
+        assert pattern in config["exclude_patterns"]
+    assert {"sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx-mathjax-offline"} <= set(config["sphinx"]["extra_extensions"])
+    pairs = config["sphinx"]["config"]["nitpick_ignore_regex"]
+    assert ["py:class", "jax\\..*"] in pairs and all(len(p) == 2 for p in pairs)
+
+
+def _toc_files():
+    toc = yaml.safe_load((ROOT / "_toc.yml").read_text())
+    files = [toc["root"]]
+    for part in toc.get("parts", []):
+        files += [chapter["file"] for chapter in part["chapters"]]
+    return files
+
+
+def test_every_toc_entry_exists_and_no_notebook_lies_beside_a_page():
+    for name in _toc_files():
+        assert (ROOT / f"{name}.md").exists(), name
+    assert not list((ROOT / "book").rglob("*.ipynb"))
+
+
+def test_pytest_collects_the_book_pages_cells():
+    listing = subprocess.run(
+        [sys.executable, "-m", "pytest", "--collect-only", "-q", "book/intro.md", "book/authoring.md"],
+        cwd=ROOT, capture_output=True, text=True, check=True,
+    ).stdout
+    assert "book/intro.md::Cell 0" in listing
+    assert "book/authoring.md::Cell 3" in listing
+
+
+def test_the_bibliography_holds_the_seeds_references():
+    bib = (ROOT / "bibliography.bib").read_text()
+    for key in ("Hairer2006", "LeVeque2007", "Roache2002", "StewartTrinkle1996"):
+        assert re.search(rf"@\w+\{{{key},", bib), key

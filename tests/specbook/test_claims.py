@@ -1,0 +1,107 @@
+"""The claim mechanism: pass, fail with a message naming the claim, glue plain floats."""
+
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import specbook
+from specbook import _claims
+
+
+@pytest.fixture(autouse=True)
+def fresh_claims():
+    specbook.reset_claims()
+    yield
+    specbook.reset_claims()
+
+
+@pytest.fixture
+def glued(monkeypatch):
+    """Capture what a claim glues, as a kernel would receive it."""
+    seen = {}
+    monkeypatch.setattr(_claims, "_glue_raw", lambda key, value: seen.__setitem__(key, value))
+    return seen
+
+
+def test_a_claim_within_tolerance_returns_the_measurement_and_records_it():
+    assert specbook.claim("order", 1.002, 1.0, atol=0.02) == 1.002
+    (record,) = specbook.all_claims()
+    assert (record.key, record.measured, record.expected, record.passed) == ("order", 1.002, 1.0, True)
+    assert record.tolerance == "±0.02"
+
+
+def test_a_false_claim_raises_naming_claim_values_and_tolerance():
+    with pytest.raises(specbook.ClaimError) as info:
+        specbook.claim("ball_order", 2.0, 1.0, atol=0.02)
+    message = str(info.value)
+    assert info.value.key == "ball_order"
+    for part in ("'ball_order'", "measured 2", "expected 1", "±0.02"):
+        assert part in message
+    assert specbook.all_claims()[0].passed is False  # the failure is recorded too
+
+
+@pytest.mark.parametrize(
+    ("measured", "expected", "rtol", "atol", "holds"),
+    [
+        (1.0, 1.0, None, None, True),
+        (1.0 + 1e-15, 1.0, None, None, False),  # no tolerance means equality
+        (101.0, 100.0, 0.01, None, True),
+        (101.1, 100.0, 0.01, None, False),
+        (1.5, 1.0, 0.25, 0.25, True),  # atol + rtol * |expected|
+        (float("nan"), 1.0, None, 1e9, False),
+        (float("inf"), 1.0, 1.0, 1e9, False),
+    ],
+)
+def test_the_tolerance_rule(measured, expected, rtol, atol, holds):
+    if holds:
+        specbook.claim("c", measured, expected, rtol=rtol, atol=atol)
+    else:
+        with pytest.raises(specbook.ClaimError):
+            specbook.claim("c", measured, expected, rtol=rtol, atol=atol)
+
+
+@pytest.mark.parametrize("scalar", [np.float32(0.25), np.float64(0.25), jnp.float32(0.25), jnp.asarray(0.25), 0.25])
+def test_claims_glue_python_floats_from_numpy_and_jax_scalars(glued, scalar):
+    returned = specbook.claim("quarter", scalar, jnp.asarray(0.25), atol=0.0)
+    assert type(returned) is float
+    assert type(glued["quarter"]) is float and glued["quarter"] == 0.25
+    assert type(glued["quarter_expected"]) is float
+    assert format(glued["quarter"], ".3f") == "0.250"  # the format spec a page uses works
+
+
+def test_an_array_is_refused_as_a_measurement():
+    with pytest.raises(TypeError, match="measured must be a scalar"):
+        specbook.claim("vector", np.ones(3), 1.0)
+
+
+@pytest.mark.parametrize("bad", [{"rtol": -1.0}, {"atol": float("nan")}])
+def test_bad_tolerances_are_refused(bad):
+    with pytest.raises(ValueError, match="must be a finite number >= 0"):
+        specbook.claim("c", 1.0, 1.0, **bad)
+
+
+def test_check_records_an_exact_claim_and_raises_when_false():
+    assert specbook.check("bits", True, "trajectories equal to the last bit")
+    with pytest.raises(specbook.ClaimError, match="'flag' failed: the flag is raised does not hold"):
+        specbook.check("flag", False, "the flag is raised")
+    assert [c.passed for c in specbook.all_claims()] == [True, False]
+
+
+def test_claims_table_lists_every_claim_with_its_evidence():
+    specbook.claim("a", 1.0, 1.0)
+    specbook.check("b", True, "holds exactly")
+    shown = specbook.claims_table()
+    assert shown.table.header == ("Claim", "Expected", "Measured", "Tolerance", "Holds")
+    assert [row[0] for row in shown.table.cells] == ["`a`", "`b`"]
+    bundle = shown._repr_mimebundle_()
+    assert "| `a` | 1 | 1 | exact | ✓ |" in bundle["text/markdown"]
+    assert bundle["application/vnd.specbook.claims+json"]["count"] == 2
+
+
+def test_forget_drops_a_claim_shown_on_purpose():
+    with pytest.raises(specbook.ClaimError):
+        specbook.claim("wrong", 2.0, 1.0)
+    specbook.forget("wrong")
+    assert specbook.all_claims() == []
+    with pytest.raises(KeyError, match="no claim 'wrong'"):
+        specbook.forget("wrong")

@@ -34,7 +34,7 @@ test: $(STAMP)
 
 page: $(STAMP)
 	@test -n "$(PAGE)" || { echo "usage: make page PAGE=book/<page>.md"; exit 2; }
-	$(BIN)/python -m pytest -q --no-header -p no:randomly "$(PAGE)"
+	$(BIN)/python -m pytest -x -q --no-header "$(PAGE)"
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

@@ -1,0 +1,544 @@
+"""Experiments: things, the entries attached to them, building by profile, running, saving.
+
+An :class:`Experiment` holds *things* (bodies, structures) and *attachments*
+(an entry bound to things by role)::
+
+    experiment = Experiment()
+    experiment.attach(Contact.Projection(margin=mm(0.1)), body=umr, surface=tube.inner_surface)
+    built = experiment.build(profile="exploratory")
+    record = experiment.run(dt=1e-3, steps=100)
+
+Building resolves each entry's defaults by the profile's rules (see
+:mod:`mime.registry.profiles`), records their provenance in a
+:class:`~mime.registry.profiles.SettingsRecord`, and hands each entry's plan to the
+things it binds (the contact's confinement goes to ``body.attach_confinement``).
+
+**Saving.** :meth:`Experiment.save` writes a folder: a JSON document (sorted
+keys, indent 2, trailing newline) naming each entry by namespace, name and
+version with its given settings (quantities as written, with their units),
+and each thing by its document kind, plus ``.npy`` arrays. A class becomes
+savable by registering a kind::
+
+    @document_kind("tube")
+    class Tube:
+        def to_document(self) -> dict: ...            # JSON-able: str, float, int, bool, lists, dicts
+        def to_arrays(self) -> dict[str, array]: ...  # optional: large arrays, saved as .npy
+        @classmethod
+        def from_document(cls, doc, arrays): ...      # arrays: the dict to_arrays gave
+
+A thing that is an attribute of another (``tube.inner_surface``) may instead
+define ``document_owner() -> (owner, attribute_name)``; the document then
+names it as that attribute of its owner. The round trip is exact: loading a
+folder and saving it again reproduces the document byte for byte.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Mapping
+
+from mime import _experiment_io as io
+from mime.errors import DocumentError, ValidationError
+from mime.registry import (
+    REGISTRY,
+    Entry,
+    EntryRecord,
+    Interaction,
+    Profile,
+    Registry,
+    SettingsRecord,
+    profile as get_profile,
+    resolve_settings,
+)
+
+__all__ = [
+    "FORMAT",
+    "FORMAT_VERSION",
+    "KINDS",
+    "document_kind",
+    "register_kind",
+    "kind_of",
+    "Attachment",
+    "Planned",
+    "BuiltExperiment",
+    "RunRecord",
+    "Experiment",
+]
+
+FORMAT = "mime.experiment"
+FORMAT_VERSION = 1
+
+KINDS: dict[str, type] = {}
+"""The classes a saved experiment can name, keyed by their document kind."""
+
+_KIND_PROVIDERS = ("mime.geometry", "mime.scene", "mime.nodes")
+
+
+def register_kind(name: str, cls: type) -> type:
+    """Register ``cls`` as the document kind ``name`` (it needs ``to_document`` and ``from_document``)."""
+    if not isinstance(name, str) or not name:
+        raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
+    for method in ("to_document", "from_document"):
+        if not callable(getattr(cls, method, None)):
+            raise ValidationError(f"{cls.__qualname__} cannot be kind {name!r}: it has no {method}")
+    held = KINDS.get(name)
+    if held is not None and held.__qualname__ != cls.__qualname__:
+        raise ValidationError(f"kind = {name!r} is already registered by {held.__qualname__}")
+    KINDS[name] = cls
+    cls.document_kind_name = name  # type: ignore[attr-defined]
+    return cls
+
+
+def document_kind(name: str) -> Callable[[type], type]:
+    """Class decorator: ``@document_kind("tube")`` registers the class as kind ``"tube"``."""
+
+    def apply(cls: type) -> type:
+        register_kind(name, cls)
+        return cls
+
+    return apply
+
+
+def kind_of(thing: Any) -> str | None:
+    """The document kind registered for ``type(thing)``, or ``None``."""
+    for name, cls in KINDS.items():
+        if type(thing) is cls:
+            return name
+    return None
+
+
+def _load_kind(name: str, where: str) -> type:
+    if name not in KINDS:
+        import importlib
+
+        for module in _KIND_PROVIDERS:
+            try:
+                importlib.import_module(module)
+            except ModuleNotFoundError as exc:
+                if exc.name is None or not module.startswith(exc.name):
+                    raise
+    try:
+        return KINDS[name]
+    except (KeyError, TypeError):
+        raise DocumentError(
+            f"{where}: kind = {name!r} is not a registered document kind; expected one of "
+            f"{', '.join(sorted(KINDS)) or 'none registered'}"
+        ) from None
+
+
+@dataclass(frozen=True)
+class Attachment:
+    """An entry bound to things: ``roles`` maps each role to a reference.
+
+    A reference is ``(thing_id, None)`` for a thing itself or ``(thing_id, attribute)``
+    for an attribute of it (``("tube", "inner_surface")``).
+    """
+
+    entry: Entry
+    roles: tuple[tuple[str, tuple[str, str | None]], ...]
+
+
+@dataclass(frozen=True)
+class Planned:
+    """An attachment after planning: its entry, the bound objects, and what its plan built."""
+
+    entry: Entry
+    roles: Mapping[str, Any]
+    record: EntryRecord
+    planned: Any
+
+
+@dataclass(frozen=True)
+class BuiltExperiment:
+    """What :meth:`Experiment.build` returns, and what ``mime._simulate.simulate`` runs."""
+
+    experiment: "Experiment"
+    profile: Profile
+    things: Mapping[str, Any]
+    planned: tuple[Planned, ...]
+    settings_record: SettingsRecord
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """The record of a run: the settings' provenance, and per step the times, states and flags.
+
+    ``states`` maps a state's name to its array over the steps; ``flags`` maps a flag
+    (``touching``, ``unconverged``, ``held_by_samples``, ``support_short``) to its boolean
+    array; ``contact_residual`` is the contact solve's residual per step.
+    """
+
+    settings_record: SettingsRecord
+    times: Any
+    states: dict[str, Any] = field(default_factory=dict)
+    flags: dict[str, Any] = field(default_factory=dict)
+    contact_residual: Any = None
+
+
+def _body_of(entry: Entry, objects: Mapping[str, Any]) -> list[Any]:
+    return [objects[r.name] for r in entry.roles if r.binds == "body" and r.name in objects]
+
+
+class Experiment:
+    """Things and the entries attached to them; builds under a profile, runs, saves, loads."""
+
+    def __init__(self, *, profile: str = "exploratory", registry: Registry | None = None) -> None:
+        self.profile = get_profile(profile).name
+        self._registry = REGISTRY if registry is None else registry
+        self._things: dict[str, Any] = {}
+        self._attachments: list[Attachment] = []
+
+    # -- things -------------------------------------------------------------------------
+    @property
+    def things(self) -> dict[str, Any]:
+        """The things by id, in the order they were added."""
+        return dict(self._things)
+
+    @property
+    def attachments(self) -> tuple[Attachment, ...]:
+        """The attachments, in the order they were made."""
+        return tuple(self._attachments)
+
+    def id_of(self, thing: Any) -> str | None:
+        """The id of ``thing`` if it was added (compared by identity)."""
+        for key, held in self._things.items():
+            if held is thing:
+                return key
+        return None
+
+    def add(self, thing: Any, *, name: str | None = None) -> Any:
+        """Add ``thing`` (under ``name``, its ``name`` attribute, or its kind) and return it."""
+        if self.id_of(thing) is not None:
+            return thing
+        if name is not None:
+            if not isinstance(name, str) or not name:
+                raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
+            if name in self._things:
+                raise ValidationError(f"name = {name!r} is not allowed; a thing of that name was added already")
+            key = name
+        else:
+            own = getattr(thing, "name", None)
+            base = own if isinstance(own, str) and own else (kind_of(thing) or type(thing).__name__.lower())
+            key, n = base, 1
+            while key in self._things:
+                n += 1
+                key = f"{base}{n}"
+        self._things[key] = thing
+        return thing
+
+    def _reference(self, value: Any) -> tuple[str, str | None]:
+        key = self.id_of(value)
+        if key is not None:
+            return (key, None)
+        owner = getattr(value, "document_owner", None)
+        if callable(owner) and kind_of(value) is None:
+            parent, attribute = owner()
+            self.add(parent)
+            return (self.id_of(parent), attribute)  # type: ignore[return-value]
+        self.add(value)
+        return (self.id_of(value), None)  # type: ignore[return-value]
+
+    def _resolve(self, ref: tuple[str, str | None]) -> Any:
+        key, attribute = ref
+        thing = self._things[key]
+        return thing if attribute is None else getattr(thing, attribute)
+
+    def _objects(self, attachment: Attachment) -> dict[str, Any]:
+        return {role: self._resolve(ref) for role, ref in attachment.roles}
+
+    # -- attaching ------------------------------------------------------------------------
+    def attach(self, entry: Entry, **roles: Any) -> Attachment:
+        """Attach ``entry``, binding each of its roles by keyword (``body=umr, surface=...``).
+
+        Refused: a role missing or unknown; a rung whose Requires row the bound
+        things do not meet; a second contact on one body; a second law on one
+        body that includes lubrication.
+        """
+        if not isinstance(entry, Entry):
+            raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry instance such as Contact.Projection(...)")
+        where = entry.label()
+        declared = [r.name for r in entry.roles]
+        missing = [r for r in declared if r not in roles]
+        extra = [r for r in roles if r not in declared]
+        if missing or extra:
+            raise ValidationError(
+                f"{where}: roles {sorted(roles)} are not allowed; expected exactly "
+                f"{', '.join(declared)}" + (f" (missing {', '.join(missing)})" if missing else "")
+                + (f" (unknown {', '.join(extra)})" if extra else "")
+            )
+        if any(s.name == "rung" for s in entry.settings) and entry["rung"] is not None:
+            entry.declared_rung(entry["rung"]).check(roles, where=where)
+        for body in _body_of(entry, roles):
+            for other in self._attachments:
+                if not any(o is body for o in _body_of(other.entry, self._objects(other))):
+                    continue
+                if (
+                    isinstance(entry, Interaction)
+                    and isinstance(other.entry, Interaction)
+                    and entry.includes_lubrication
+                    and other.entry.includes_lubrication
+                ):
+                    raise ValidationError(
+                        f"{where}: body {_name(body)} already takes {other.entry.label()}, which "
+                        f"includes lubrication; a body takes at most one law that includes it"
+                    )
+                fam, other_fam = entry.family, other.entry.family
+                if fam is not None and other_fam is not None and fam.name == "contact" == other_fam.name:
+                    raise ValidationError(
+                        f"{where}: body {_name(body)} already takes {other.entry.label()}; "
+                        f"one contact per body"
+                    )
+        bound = tuple((r, self._reference(roles[r])) for r in declared)
+        attachment = Attachment(entry, bound)
+        self._attachments.append(attachment)
+        return attachment
+
+    # -- building and running -------------------------------------------------------------------
+    def resolve(self, profile: str | Profile | None = None) -> SettingsRecord:
+        """Resolve every entry's settings under ``profile`` without planning any physics.
+
+        The provenance record :meth:`build` would make; a profile that refuses a
+        default raises here as it would there.
+        """
+        prof = get_profile(self.profile if profile is None else profile)
+        return SettingsRecord(prof.name, tuple(self._record(a, prof) for a in self._attachments))
+
+    def _record(self, attachment: Attachment, prof: Profile) -> EntryRecord:
+        e = attachment.entry
+        return EntryRecord(
+            e.namespace,
+            e.name,
+            e.version,
+            tuple((role, _ref_text(ref)) for role, ref in attachment.roles),
+            resolve_settings(e, prof, self._objects(attachment)),
+        )
+
+    def build(self, profile: str | Profile | None = None) -> BuiltExperiment:
+        """Resolve every entry's settings under ``profile`` and plan each attachment.
+
+        Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`.
+        Nothing is handed to the things unless every attachment resolves and plans.
+        """
+        prof = get_profile(self.profile if profile is None else profile)
+        records, planned = [], []
+        for attachment in self._attachments:
+            objects = self._objects(attachment)
+            e = attachment.entry
+            record = self._record(attachment, prof)
+            records.append(record)
+            plan = getattr(e, "plan", None)
+            result = plan(profile=prof, **objects) if callable(plan) else None
+            planned.append(Planned(e, objects, record, result))
+        for p in planned:
+            hand = getattr(p.entry, "hand_over", None)
+            if callable(hand):
+                hand(p.planned, **p.roles)
+        return BuiltExperiment(
+            experiment=self,
+            profile=prof,
+            things=self.things,
+            planned=tuple(planned),
+            settings_record=SettingsRecord(prof.name, tuple(records)),
+        )
+
+    def run(self, *, dt: float, steps: int, profile: str | Profile | None = None) -> RunRecord:
+        """Build under ``profile`` and run ``steps`` steps of ``dt`` seconds (``mime._simulate``)."""
+        built = self.build(profile)
+        from mime._simulate import simulate
+
+        return simulate(built, dt, steps)
+
+    # -- documents ----------------------------------------------------------------------------
+    def document(self) -> tuple[dict[str, Any], dict[str, bytes]]:
+        """The saved document and its arrays (name -> ``.npy`` bytes), built in memory."""
+        things: dict[str, Any] = {}
+        arrays: dict[str, bytes] = {}
+        for key, thing in self._things.items():
+            kind = kind_of(thing)
+            if kind is None:
+                raise ValidationError(
+                    f"thing {key!r} ({type(thing).__qualname__}) is not a registered document kind; "
+                    f"register its class with @mime.experiment.document_kind(...) to save it"
+                )
+            doc = thing.to_document()
+            _check_jsonable(doc, f"thing {key!r}")
+            names = {}
+            to_arrays = getattr(thing, "to_arrays", None)
+            for aname, value in (to_arrays() if callable(to_arrays) else {}).items():
+                data = io.array_bytes(value)
+                fname = io.array_name(data)
+                arrays[fname] = data
+                names[aname] = fname
+            things[key] = {"kind": kind, "document": doc, "arrays": names}
+        attachments = []
+        for a in self._attachments:
+            d = a.entry.to_document()
+            d["roles"] = {
+                role: ({"thing": ref[0]} if ref[1] is None else {"thing": ref[0], "attribute": ref[1]})
+                for role, ref in a.roles
+            }
+            attachments.append(d)
+        doc = {
+            "format": FORMAT,
+            "format_version": FORMAT_VERSION,
+            "profile": self.profile,
+            "things": things,
+            "attachments": attachments,
+        }
+        return doc, arrays
+
+    def document_text(self) -> str:
+        """The document exactly as :meth:`save` writes it."""
+        return io.document_text(self.document()[0])
+
+    def save(self, folder: str | Path) -> Path:
+        """Save to ``folder`` atomically: a crash mid-save leaves the previous folder intact."""
+        doc, arrays = self.document()
+        text = io.document_text(doc)
+        folder = Path(folder)
+        io.write_folder(folder, text, arrays)
+        return folder / io.DOCUMENT
+
+    @classmethod
+    def load(cls, folder: str | Path, *, registry: Registry | None = None) -> "Experiment":
+        """Load a saved folder; each entry resolves to the version its document names."""
+        folder = Path(folder)
+        path = folder / io.DOCUMENT
+        reg = REGISTRY if registry is None else registry
+        try:
+            text = path.read_text(encoding="utf-8")
+        except FileNotFoundError:
+            raise DocumentError(f"{path}: no such file; expected a folder saved by Experiment.save") from None
+        except UnicodeDecodeError as exc:
+            raise DocumentError(f"{path}: not UTF-8 text ({exc.reason})") from None
+        try:
+            doc = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise DocumentError(
+                f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
+            ) from None
+        return cls._from_document(doc, folder, path, reg)
+
+    @classmethod
+    def _from_document(cls, doc: Any, folder: Path, path: Path, reg: Registry) -> "Experiment":
+        top = _Reader(path)
+        top.obj(doc, "document", {"format", "format_version", "profile", "things", "attachments"})
+        if doc["format"] != FORMAT:
+            raise DocumentError(f"{path}: format = {doc['format']!r}; expected {FORMAT!r}")
+        if doc["format_version"] != FORMAT_VERSION:
+            raise DocumentError(
+                f"{path}: format_version = {doc['format_version']!r}; expected {FORMAT_VERSION}"
+            )
+        try:
+            experiment = cls(profile=doc["profile"], registry=reg)
+        except ValidationError as exc:
+            raise DocumentError(f"{path}: profile: {exc}") from None
+        things = top.obj(doc["things"], "things")
+        for key in things:
+            where = f"things.{key}"
+            item = top.obj(things[key], where, {"kind", "document", "arrays"})
+            kind = item["kind"]
+            if not isinstance(kind, str):
+                raise DocumentError(f"{path}: {where}.kind = {kind!r}; expected a string")
+            klass = _load_kind(kind, f"{path}: {where}")
+            arrays = {}
+            for aname, fname in top.obj(item["arrays"], f"{where}.arrays").items():
+                if not (isinstance(fname, str) and fname.startswith(io.ARRAYS + "/") and "/" not in fname[len(io.ARRAYS) + 1:]):
+                    raise DocumentError(f"{path}: {where}.arrays.{aname} = {fname!r}; expected 'arrays/<name>.npy'")
+                try:
+                    arrays[aname] = io.read_array(folder, fname)
+                except (OSError, ValueError) as exc:
+                    raise DocumentError(f"{path}: {where}.arrays.{aname}: cannot read {fname}: {exc}") from None
+            try:
+                thing = klass.from_document(item["document"], arrays)
+            except DocumentError:
+                raise
+            except (ValidationError, KeyError, TypeError, ValueError) as exc:
+                raise DocumentError(f"{path}: {where}.document: {type(exc).__name__}: {exc}") from None
+            experiment._things[key] = thing
+        attachments = doc["attachments"]
+        if not isinstance(attachments, list):
+            raise DocumentError(f"{path}: attachments = {attachments!r}; expected a list")
+        for i, item in enumerate(attachments):
+            where = f"attachments[{i}]"
+            top.obj(item, where, {"entry", "settings", "roles"})
+            ident = top.obj(item["entry"], f"{where}.entry", {"namespace", "name", "version"})
+            try:
+                entry_cls = reg.get(ident["namespace"], ident["name"], ident["version"])
+            except ValidationError as exc:
+                raise DocumentError(f"{path}: {where}.entry: {exc}") from None
+            try:
+                entry = entry_cls.from_settings_document(item["settings"], where="settings")
+            except ValidationError as exc:
+                raise DocumentError(f"{path}: {where}: {exc}") from None
+            roles = {}
+            for role, ref in top.obj(item["roles"], f"{where}.roles").items():
+                rwhere = f"{where}.roles.{role}"
+                if not isinstance(ref, dict) or "thing" not in ref or set(ref) - {"thing", "attribute"}:
+                    raise DocumentError(f"{path}: {rwhere} = {ref!r}; expected {{'thing': id}} or {{'thing': id, 'attribute': name}}")
+                if ref["thing"] not in experiment._things:
+                    raise DocumentError(
+                        f"{path}: {rwhere}: thing {ref['thing']!r} is not among things "
+                        f"({', '.join(experiment._things) or 'none'})"
+                    )
+                target = experiment._things[ref["thing"]]
+                if "attribute" in ref:
+                    if not isinstance(ref["attribute"], str) or not hasattr(target, ref["attribute"]):
+                        raise DocumentError(f"{path}: {rwhere}: thing {ref['thing']!r} has no attribute {ref['attribute']!r}")
+                    target = getattr(target, ref["attribute"])
+                roles[role] = target
+            try:
+                experiment.attach(entry, **roles)
+            except ValidationError as exc:
+                raise DocumentError(f"{path}: {where}: {exc}") from None
+        return experiment
+
+    def __repr__(self) -> str:
+        return f"Experiment(things={list(self._things)}, attachments={[a.entry for a in self._attachments]})"
+
+
+class _Reader:
+    def __init__(self, path: Path) -> None:
+        self.path = path
+
+    def obj(self, value: Any, where: str, keys: set[str] | None = None) -> dict:
+        if not isinstance(value, dict):
+            raise DocumentError(f"{self.path}: {where} = {value!r}; expected an object")
+        if keys is not None:
+            missing = sorted(keys - set(value))
+            extra = sorted(set(value) - keys)
+            if missing:
+                raise DocumentError(f"{self.path}: {where}: key {missing[0]!r} is missing; expected keys {', '.join(sorted(keys))}")
+            if extra:
+                raise DocumentError(f"{self.path}: {where}: key {extra[0]!r} is not allowed; expected keys {', '.join(sorted(keys))}")
+        return value
+
+
+def _ref_text(ref: tuple[str, str | None]) -> str:
+    return ref[0] if ref[1] is None else f"{ref[0]}.{ref[1]}"
+
+
+def _name(thing: Any) -> str:
+    n = getattr(thing, "name", None)
+    return repr(n) if isinstance(n, str) else type(thing).__name__
+
+
+def _check_jsonable(doc: Any, where: str) -> None:
+    if isinstance(doc, dict):
+        for k, v in doc.items():
+            if not isinstance(k, str):
+                raise ValidationError(f"{where}: key {k!r} is not allowed in a document; expected a string")
+            _check_jsonable(v, f"{where}.{k}")
+    elif isinstance(doc, (list, tuple)):
+        for i, v in enumerate(doc):
+            _check_jsonable(v, f"{where}[{i}]")
+    elif isinstance(doc, float):
+        if doc != doc or doc in (float("inf"), float("-inf")):
+            raise ValidationError(f"{where} = {doc!r} is not allowed in a document; expected a finite number")
+    elif not (doc is None or isinstance(doc, (str, int, bool))):
+        raise ValidationError(
+            f"{where} = {type(doc).__name__} is not allowed in a document; expected str, float, int, "
+            f"bool, None, lists or dicts (large arrays go in to_arrays)"
+        )

@@ -1,0 +1,444 @@
+"""``Contact`` 0.4.0: a rigid body held on the free side of a fixed surface.
+
+Every point of the body's hull is kept at least ``margin`` from the surface, on
+the side the surface faces, with the body's orientation read. The physics is
+built by the projection rung (``mime.interactions._projection``); this module
+declares the entry: its settings, roles, rungs, switches, validity lines and
+class variables, which the entry's page renders and the experiment's build reads.
+
+>>> from mime.units import mm
+>>> c = Contact.Projection(margin=mm(0.1))
+>>> c == Contact(rung="projection", margin=mm(0.1))
+True
+>>> c.to_document() == Contact(rung="projection", margin=mm(0.1)).to_document()
+True
+"""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, ClassVar, Mapping
+
+from mime.errors import ValidationError
+from mime.registry import (
+    NOT_USED,
+    REQUIRED,
+    DefaultKind,
+    Family,
+    GradientStatus,
+    Interaction,
+    Requires,
+    Role,
+    Rung,
+    Setting,
+    SettingRole,
+    Switch,
+    ValidityLine,
+    register,
+    resolve_settings,
+)
+from mime.units import Length, Quantity, m
+
+__all__ = ["Contact", "CONTACT_FAMILY", "margin_setting", "rule_setting", "rung_setting", "hull_size"]
+
+CONTACT_FAMILY = Family(
+    "contact",
+    conformance=(
+        "The family's conformance suite is run by a test of MIME or of the lab that uses it; "
+        "which test, and in which lane, is settled when the evidence resolver lands."
+    ),
+)
+
+_PROJECTION_REQUIRES = (
+    Requires(
+        role="body",
+        flags=("projects_confinement",),
+        accepts=("body.confinement",),
+        note="the body's dynamics holds a confinement inside its own update",
+    ),
+)
+
+_PENALTY = Rung.reserved(
+    "penalty",
+    "penalty contact, which delivers loads into the applied wrench of each side, comes later",
+)
+
+
+def hull_size(body: Any) -> float | None:
+    """The body's hull size in metres (``body.size``), or ``None`` for a body with no hull.
+
+    A body is hull-less when it says ``has_hull = False`` or its ``size`` is ``None``.
+    """
+    if not getattr(body, "has_hull", True):
+        return None
+    size = getattr(body, "size", None)
+    if size is None:
+        return None
+    if isinstance(size, Quantity):
+        return size.si(Length, argument="body.size")
+    return float(size)
+
+
+def _default_spacing(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any:
+    size = hull_size(roles.get("body"))
+    if size is None:
+        return NOT_USED
+    margin = values["margin"].si(Length, argument="margin")
+    return m(max(margin, Contact.SPACING_FLOOR * size))
+
+
+def _positive(q: Quantity) -> bool:
+    return q.value > 0
+
+
+def margin_setting() -> Setting:
+    """The ``margin`` setting every contact version shares."""
+    return Setting(
+        "margin",
+        Annotated[Quantity, Length],
+        SettingRole.NUMERICAL,
+        default=REQUIRED,
+        constraint=_positive,
+        allowed="a positive length",
+        description="how far every point of the hull is held from the surface",
+    )
+
+
+def rule_setting() -> Setting:
+    """The ``rule`` setting every contact version shares."""
+    return Setting(
+        "rule",
+        str,
+        SettingRole.PHYSICAL,
+        default="remove_outward",
+        default_kind=DefaultKind.CONVENTION,
+        rule="the setting's written default",
+        basis=(
+            "a contact that is frictionless and does not bounce: the velocity into the surface is "
+            "taken away and nothing else, which models the contact's physics and is no solver's choice"
+        ),
+        choices=("remove_outward",),
+        description="what the hold does to the velocity at a held point",
+    )
+
+
+def rung_setting() -> Setting:
+    """The ``rung`` setting: which rung builds the entry (no default)."""
+    return Setting(
+        "rung",
+        str | None,
+        SettingRole.DESIGN,
+        default=None,
+        description="the rung that builds the entry; there is no default",
+    )
+
+
+@register
+class Contact(Interaction):
+    """Hold a rigid body on the free side of a fixed surface, each hull point ``margin`` from it.
+
+    Construct it as ``Contact.Projection(margin=mm(0.1))`` (the same as
+    ``Contact(rung="projection", margin=mm(0.1))``) and attach it with roles
+    ``body`` and ``surface``. Settings are :class:`~mime.units.Quantity` values;
+    :meth:`plan` converts them to SI floats for the physics.
+    """
+
+    namespace: ClassVar[str] = "mime"
+    name: ClassVar[str] = "contact"
+    version: ClassVar[str] = "0.4.0"
+    description: ClassVar[str] = (
+        "A rigid body held on the free side of a fixed surface by projection, every point of its "
+        "hull at least the margin from it, its orientation read."
+    )
+    family: ClassVar[Family] = CONTACT_FAMILY
+    notes: ClassVar[str | None] = "contact_notes.md"
+    references: ClassVar[tuple[str, ...]] = ("StewartTrinkle1996",)
+
+    holds_off: ClassVar[str | None] = "margin"
+    id_roles: ClassVar[tuple[str, ...] | None] = None
+    moving: ClassVar[bool] = False
+    includes_lubrication: ClassVar[bool] = False
+
+    SPACING_FLOOR: ClassVar[float] = 0.02
+    """The finest default spacing, as a fraction of the hull's size."""
+    CONTACT_ULPS: ClassVar[int] = 16
+    """Width of the contact band, in units in the last place of the position's magnitude."""
+    CONVERGED: ClassVar[float] = 1e-6
+    """Share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
+    GROUPS: ClassVar[int] = 8
+    """How many groups the hull's points are split into; each step holds one point of each."""
+    constants: ClassVar[dict[str, str]] = {
+        "SPACING_FLOOR": "the finest default spacing, as a fraction of the hull's size",
+        "CONTACT_ULPS": "the contact band's width, in units in the last place of the position's magnitude",
+        "CONVERGED": "the share of the free step's speed at the held points a step may leave unmet unflagged",
+        "GROUPS": "how many groups the hull's points are split into; each step holds one point of each",
+    }
+
+    settings: ClassVar[tuple[Setting, ...]] = (
+        margin_setting(),
+        rule_setting(),
+        rung_setting(),
+        Setting(
+            "spacing",
+            Annotated[Quantity | None, Length],
+            SettingRole.NUMERICAL,
+            default=None,
+            default_kind=DefaultKind.NUMERICAL,
+            rule=(
+                "for a body with a hull, the contact's margin, but no finer than SPACING_FLOOR "
+                "times the hull's size, so the hull's points lie about a margin apart"
+            ),
+            basis=(
+                "a stated rule, not a converged value: a body reaches past its sampled points by at "
+                "most the distance from its farthest point to the nearest sample, so sampling at the "
+                "margin keeps that overshoot within the margin's share, and a margin too small to "
+                "say how finely to sample falls back to the floor"
+            ),
+            compute=_default_spacing,
+            constraint=_positive,
+            allowed="a positive length",
+            description="how far apart the hull's points are sampled",
+        ),
+    )
+
+    roles: ClassVar[tuple[Role, ...]] = (
+        Role("body", "body", "the rigid body that is held"),
+        Role("surface", "surface", "the fixed structure's surface it is held against"),
+    )
+
+    rungs: ClassVar[tuple[Rung, ...]] = (
+        Rung("projection", built=True, requires=_PROJECTION_REQUIRES),
+        _PENALTY,
+    )
+
+    gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP
+
+    switches: ClassVar[tuple[Switch, ...]] = (
+        Switch(
+            "contact.band",
+            "how far the body's signed distance lies past the surface shrunk by its extent and the "
+            "margin, m; it counts as on the surface within CONTACT_ULPS units in the last place of "
+            "|x| beyond that inset (a band)",
+            (("pose", -1), ("twist", -1)),
+            "locate the landing inside the step and differentiate its time, as MADDENING's events "
+            "are planned to (MADDENING 0.5 with MIME 0.4.0); until then, start a fit in contact and "
+            "keep it there",
+        ),
+        Switch(
+            "contact.outward",
+            "the outward speed the solve leaves the body with, minus the speed that would close its "
+            "gap within the step, m/s",
+            (("pose", 0), ("twist", 0)),
+            "none: at zero the held and the free twists agree, but their derivatives differ",
+        ),
+        Switch(
+            "contact.hold",
+            "the outward speed the hold takes away while the body lies in the band, m/s",
+            (("pose", -1), ("twist", -1)),
+            "its jump sits at the edge of the band and is carried by contact.band's row, which "
+            "measures it; along its own indicator the held and free twists meet at zero, so the "
+            "route is contact.band's, and contact.outward's across the outward speed",
+        ),
+        Switch(
+            "contact.closing",
+            "the gap to the shrunk surface, m (positive on the inside)",
+            (("pose", 0), ("twist", 0)),
+            "none: the speed that closes the gap is the gap's positive part",
+        ),
+        Switch(
+            "contact.scale",
+            "the body's distance from the world's origin, m, with which the band's width grows",
+            (("pose", 0), ("twist", 0)),
+            "a band width that is smooth in the position, for instance one built on a norm "
+            "smoothed at the origin",
+        ),
+        Switch(
+            "contact.project",
+            "the body's signed distance past the shrunk surface at the end of the step, m",
+            (("pose", 0),),
+            "none: the projection takes away that distance's positive part",
+        ),
+        Switch(
+            "contact.rule",
+            "the body's signed distance past the shrunk surface at the end of the step, m",
+            (("twist", -1),),
+            "as for contact.band: locate the landing inside the step",
+        ),
+        Switch(
+            "contact.rule_outward",
+            "the component of the velocity along the outward normal where the body was projected, m/s",
+            (("twist", 0),),
+            "none: the rule takes away that component's positive part",
+        ),
+        Switch(
+            "contact.point",
+            "for a kind with a support query: the gap of the deepest point a group's starts reach "
+            "other than the one it holds, minus the held one's; for a kind held at its samples: the "
+            "gap of the group's second nearest candidate to the shrunk surface, minus its nearest's; "
+            "m (zero where two tie)",
+            (("pose", -1), ("twist", -1)),
+            "none where the kind has a support query: a start only seeds the body's own deepest "
+            "point near it, which starts from one neighbourhood reach alike, and the group holds the "
+            "deepest its starts reach, so the step jumps only where two of the body's own local "
+            "deepest points tie (a screw's crest passes and rims, a cylinder's two ends), as the "
+            "physical contact does; for a kind held at its samples the point hops from sample to "
+            "sample, a jump that shrinks with the spacing",
+        ),
+        Switch(
+            "contact.search",
+            "for a kind with a support query: how far inside its tolerance (the square root of the "
+            "dtype's resolution, times the hull's size) a group's search stands of the support in "
+            "its direction after its bounded steps, m (negative where it has not converged)",
+            (("pose", -1), ("twist", -1)),
+            "none: a search that has not converged within its bound has no point of its own to "
+            "hold, its last step's point being set by rounding, so the group holds its nearest "
+            "place, which is a point of the body; a longer bound moves the switch but keeps its jump",
+        ),
+        Switch(
+            "contact.gap",
+            "a held point's gap to the shrunk surface at the start of the step, m (positive on the inside)",
+            (("pose", 0), ("twist", 0)),
+            "none: the speed at which a point may close in the step is its gap's positive part",
+        ),
+        Switch(
+            "contact.impulse",
+            "the force a sweep's update leaves at a held point, N (negative where it would pull the "
+            "body onto the surface)",
+            (("pose", 0), ("twist", 0)),
+            "none: a point takes a force where the step would carry it into the surface faster than "
+            "its gap allows, and the twists on either side meet where that force is zero; the "
+            "derivative is that of the active set",
+        ),
+        Switch(
+            "contact.push",
+            "the multiplier a sweep of the projection after the step leaves at a point, kg m "
+            "(negative where it would pull the point outward)",
+            (("pose", 0),),
+            "none: the projection moves a point that ended past the shrunk surface back onto it, "
+            "and the poses on either side meet where it ends exactly on it",
+        ),
+    )
+
+    validity: ClassVar[tuple[ValidityLine, ...]] = (
+        ValidityLine(
+            "projection",
+            "a rigid body against a fixed surface, each point at least the margin from it. Where the "
+            "hull's kind answers the support query (sphere, ellipsoid, cylinder and capsule in closed "
+            "form; the screw by Newton's steps on its own surface) the body is held at its own point "
+            "that the search from the deepest of each group's starts converges to (the group's "
+            "nearest sample and each next nearest apart from those already taken, as many as the "
+            "hull's shape can hold local deepest points against a flat wall), so the margin is kept "
+            "to the support's convergence, that is to rounding. Where a group's search does not "
+            "converge within its bound, the group holds its nearest sample and the margin is kept "
+            "within the samples' shortfall, raising support_short when that sample lies within the "
+            "margin. The starts are counted against a flat wall; against a curved one more of a "
+            "group's places can stand within the shortfall without a flag (measured on screws at "
+            "the coarsest spacings the guard admits). A kind with no support query (the box, a "
+            "lab's mesh) is held at its samples, so the body can reach past them by up to their "
+            "shortfall: the build reports it, and refuses a spacing whose shortfall exceeds the margin",
+        ),
+        ValidityLine(
+            "projection",
+            "a kind held at its samples is held there and not on its line of contact, and a turning "
+            "body's samples reach the wall off that line: the inelastic hold then acts as a friction "
+            "and a shaking whose size the spacing sets. A body of revolution spun on the floor shows "
+            "it by losing most of its spin, and a field-driven screw by a contact that takes a share "
+            "of the field's torque; the flag held_by_samples is raised",
+        ),
+        ValidityLine(
+            "projection",
+            "a screw held by its support still loses part of its spin rolling on the floor, where a "
+            "smooth cylinder keeps its spin to the last bit; the loss is nearly flat in the spacing, "
+            "and its cause is not shown",
+        ),
+        ValidityLine(
+            "projection",
+            "the margin is kept as far as a fixed count of sweeps gets it: two points whose rows are "
+            "coupled at c converge by c squared a sweep, and a body pressed into both walls with "
+            "short levers is held to that, the projection after the step taking the rest. The "
+            "solve's residual is the state's contact_residual, and a step that leaves more than "
+            "CONVERGED of the free step's speed at the held points unmet raises unconverged; that "
+            "test reads the motion at those points (a harder drive reads smaller for the same speed "
+            "left unmet), not how far each point's force is from its own, which rows sharing a rim "
+            "do not settle",
+        ),
+        ValidityLine(
+            "projection",
+            "inelastic and frictionless: no traction along the surface, no static friction, no "
+            "adhesion. Friction at the contact is left to be decided with the near-contact physics, "
+            "and the sweeps keep a seam for it",
+        ),
+        ValidityLine(
+            "projection",
+            "admissibility only: no near-wall lubrication is added; a drag that includes it says so, "
+            "and the plan refuses a second law on one body that includes it",
+        ),
+        ValidityLine(
+            "projection",
+            "a rigid surface and a rigid body: neither the wall nor the body is compliant",
+        ),
+        ValidityLine(
+            "projection",
+            "each step holds one point of each of the hull's GROUPS groups, the deepest its starts "
+            "reach: a body touching in more places than that within one group (a screw lying along "
+            "the floor on several crest passes) is held at the group's deepest, the others left to "
+            "the projection after the step when they pass the margin. The first pass holds each "
+            "group's deepest where the step ended, the second each group's deepest where the first "
+            "left the body, beside the first's points, and whatever the second's turn leaves past "
+            "the margin is taken by the next step",
+        ),
+        ValidityLine(
+            "projection",
+            "a group's starts, its places and the samples' shortfall are counted from the hull's "
+            "settings as built, like its candidates: a study that moves a setting far keeps them",
+        ),
+        ValidityLine(
+            "projection",
+            "a body with no hull is held as a sphere of its declared extent about its centre",
+        ),
+    )
+
+    @classmethod
+    def Projection(cls, **settings: Any) -> "Contact":
+        """``Contact(rung="projection", **settings)``; it saves identically."""
+        if "rung" in settings:
+            raise ValidationError(
+                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Projection(...), "
+                f"which sets rung='projection' itself"
+            )
+        return cls(rung="projection", **settings)
+
+    def resolved(self, *, profile: Any, body: Any, surface: Any) -> dict[str, Any]:
+        """The settings resolved under ``profile`` for these bound things, as ``{name: value}``."""
+        return {
+            r.name: r.value
+            for r in resolve_settings(self, profile, {"body": body, "surface": surface})
+        }
+
+    def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
+        """Build the confinement the body's dynamics holds (the projection rung).
+
+        Checks the rung's Requires row, resolves the settings under ``profile``
+        and converts them to SI floats (metres) for
+        ``mime.interactions._projection.build_confinement``.
+        """
+        roles = {"body": body, "surface": surface}
+        self.declared_rung(self["rung"]).check(roles, where=self.label())
+        values = self.resolved(profile=profile, body=body, surface=surface)
+        margin = values["margin"].si(Length, argument="margin")
+        spacing = values["spacing"]
+        spacing_m = None if spacing is None else spacing.si(Length, argument="spacing")
+        from mime.interactions._projection import build_confinement
+
+        return build_confinement(
+            margin=margin, spacing=spacing_m, rule=values["rule"], body=body, surface=surface
+        )
+
+    def hand_over(self, planned: Any, *, body: Any, surface: Any) -> None:
+        """Give the planned confinement to the body's dynamics (``body.attach_confinement``)."""
+        attach = getattr(body, "attach_confinement", None)
+        if not callable(attach):
+            raise ValidationError(
+                f"{self.label()}: body = {type(body).__name__} has no attach_confinement; expected "
+                f"a dynamics that accepts body.confinement"
+            )
+        attach(planned)

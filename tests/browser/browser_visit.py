@@ -1,0 +1,154 @@
+"""One visit of one built page in Chromium: what a reader's browser saw, as plain data.
+
+The visit records every console error, page error, failed or refused request
+and HTTP error while the page loads; then, once MathJax has finished and every
+image has settled, it reads the page: the error outputs of executed cells, the
+glued text, the typeset math, the images and the links. It saves a full-page
+screenshot. The tests judge the report; this module only observes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+import urllib.request
+from urllib.parse import urlsplit
+
+# Runs in the page once it has loaded: waits for MathJax and the images, then reads.
+_READ_PAGE = r"""
+async () => {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) { await mj.startup.promise; }
+  const images = [...document.images];
+  for (const img of images) { img.loading = "eager"; }
+  await Promise.all(images.map(img => img.complete ? null :
+    new Promise(done => { img.addEventListener("load", done); img.addEventListener("error", done); })));
+
+  const article = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+  const prose = article.cloneNode(true);
+  for (const node of prose.querySelectorAll("pre, code, .highlight, .cell_input, mjx-container, script, style")) { node.remove(); }
+
+  const errorOutputs = [];
+  for (const output of article.querySelectorAll(".cell_output .output, .cell_output .traceback, .output.traceback, .output.stderr, .output.error")) {
+    const cell = output.closest(".cell");
+    const expected = cell && cell.classList.contains("tag_raises-exception");
+    const kind = [...output.classList].filter(c => ["traceback", "stderr", "error"].includes(c));
+    const text = output.innerText || "";
+    const looksLikeError = kind.length > 0 || /Traceback \(most recent call last\)|^\w*(Error|Exception)\b.*:/m.test(text);
+    if (looksLikeError && !expected) { errorOutputs.push({kind: kind.join(" ") || "text", text: text.slice(0, 600)}); }
+  }
+
+  const mathNodes = [...article.querySelectorAll(".math")];
+  const math = mathNodes.map(node => ({
+    tex: (node.getAttribute("data-tex") || node.textContent || "").slice(0, 80),
+    typeset: node.querySelector("mjx-container") !== null,
+    error: node.querySelector("mjx-merror") !== null,
+  }));
+  const mathScripts = [...document.scripts].map(s => s.src).filter(src => /mathjax/i.test(src));
+
+  const nav = [...document.querySelectorAll(".bd-sidebar-primary nav a.reference.internal, #bd-docs-nav a.reference.internal")].map(a => a.href);
+  const links = [...document.querySelectorAll("a[href]")].map(a => a.href);
+  const next = document.querySelector("a.right-next");
+
+  return {
+    title: document.title,
+    prose: prose.innerText,
+    pasted: [...article.querySelectorAll(".pasted-text")].map(n => n.textContent),
+    systemMessages: [...document.querySelectorAll(".system-message, .problematic")].map(n => n.textContent.slice(0, 300)),
+    errorOutputs,
+    math,
+    mathJax: mj ? (mj.version || "loaded") : null,
+    mathScripts,
+    images: images.map(img => ({src: img.currentSrc || img.src, complete: img.complete,
+                                width: img.naturalWidth, height: img.naturalHeight})),
+    nav,
+    links,
+    next: next ? next.href : null,
+  };
+}
+"""
+
+
+@dataclass
+class PageReport:
+    """What the browser saw of one page."""
+
+    doc: str
+    url: str
+    status: int | None = None
+    console_errors: list[str] = field(default_factory=list)
+    page_errors: list[str] = field(default_factory=list)
+    failed_requests: list[str] = field(default_factory=list)
+    refused_requests: list[str] = field(default_factory=list)
+    requested: list[str] = field(default_factory=list)
+    page: dict = field(default_factory=dict)
+    screenshot: Path | None = None
+
+
+def _local(url: str, base: str) -> bool:
+    parts, home = urlsplit(url), urlsplit(base)
+    if parts.scheme in ("data", "blob", "about"):
+        return True
+    return parts.scheme == "http" and parts.netloc == home.netloc
+
+
+def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> PageReport:
+    """Load ``doc`` in a fresh browser context and report what it saw."""
+    url = f"{base}/{doc}.html"
+    report = PageReport(doc=doc, url=url)
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, service_workers="block")
+
+    def route(route_):
+        request_url = route_.request.url
+        if _local(request_url, base):
+            route_.continue_()
+        else:
+            report.refused_requests.append(request_url)
+            route_.abort("blockedbyclient")
+
+    context.route("**/*", route)
+    page = context.new_page()
+    page.on("console", lambda msg: msg.type == "error" and report.console_errors.append(
+        f"{msg.text} ({msg.location.get('url', '')}:{msg.location.get('lineNumber', '')})"))
+    page.on("pageerror", lambda exc: report.page_errors.append(str(exc)))
+    page.on("request", lambda req: report.requested.append(req.url))
+    page.on("requestfailed", lambda req: _local(req.url, base) and report.failed_requests.append(
+        f"{req.url}: {req.failure}"))
+    page.on("response", lambda resp: resp.status >= 400 and report.failed_requests.append(
+        f"{resp.url}: HTTP {resp.status}"))
+    try:
+        response = page.goto(url, wait_until="networkidle", timeout=60_000)
+        report.status = response.status if response else None
+        report.page = page.evaluate(_READ_PAGE)
+        page.wait_for_load_state("networkidle")  # fonts MathJax asked for while typesetting
+        shot = screenshots / (doc.replace("/", "__") + ".png")
+        page.screenshot(path=str(shot), full_page=True)
+        report.screenshot = shot
+    finally:
+        context.close()
+    return report
+
+
+def follow_next_links(browser, base: str, start: str, limit: int = 500) -> list[str]:
+    """Click the "next" link from ``start`` until there is none; the URLs visited, in order."""
+    context = browser.new_context(service_workers="block")
+    context.route("**/*", lambda r: r.continue_() if _local(r.request.url, base) else r.abort())
+    page = context.new_page()
+    seen: list[str] = []
+    try:
+        with urllib.request.urlopen(f"{base}/{start}", timeout=10) as door:
+            redirects = 'http-equiv="refresh"' in door.read().decode("utf-8", "replace").lower()
+        page.goto(f"{base}/{start}", wait_until="load")
+        if redirects:  # the front door is a redirect to the first page
+            page.wait_for_url(lambda url: not url.endswith(f"/{start}"), timeout=10_000)
+            page.wait_for_load_state("load")
+        for _ in range(limit):
+            seen.append(page.url.split("#", 1)[0])
+            link = page.locator("a.right-next").first
+            if link.count() == 0:
+                break
+            link.click()
+            page.wait_for_load_state("load")
+    finally:
+        context.close()
+    return seen

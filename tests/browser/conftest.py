@@ -1,0 +1,129 @@
+"""The published book in a real browser: Debian's Chromium driven by Playwright.
+
+These tests read the *built* book, so they are opt-in: a plain ``pytest`` does
+not collect them (the book is not built yet then). ``make test`` runs them after
+the strict build with::
+
+    pytest tests/browser --browser
+
+``--book-html PATH`` points them at another build (default ``_build/html``).
+The book is served on 127.0.0.1 by a server the session starts and stops; the
+browser is refused every request to any other host, and each refusal is a
+failure of the page that made it.
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+CHROMIUM = Path("/usr/bin/chromium")
+# Exactly the flags the project runs Chromium with.
+CHROMIUM_FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+]
+
+
+def pytest_addoption(parser):
+    group = parser.getgroup("browser", "the built book in a real browser")
+    group.addoption("--browser", action="store_true", default=False,
+                    help="run tests/browser against the built book (opt-in)")
+    group.addoption("--book-html", default=str(ROOT / "_build" / "html"),
+                    help="the built book's HTML folder (default: _build/html)")
+
+
+def _browser_enabled(config) -> bool:
+    try:
+        return bool(config.getoption("--browser"))
+    except ValueError:  # the option is unknown when this conftest was not loaded at start-up
+        return False
+
+
+def pytest_ignore_collect(collection_path, config):
+    """Without ``--browser``, skip collecting the browser test files (not the helpers' doctests)."""
+    if collection_path.name.startswith("test_browser") and not _browser_enabled(config):
+        return True
+    return None
+
+
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        if "tests/browser/test_browser" in str(item.path).replace("\\", "/"):
+            item.add_marker(pytest.mark.browser)
+
+
+class _QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
+
+
+@pytest.fixture(scope="session")
+def book_html(request) -> Path:
+    html = Path(request.config.getoption("--book-html")).resolve()
+    if not (html / "index.html").exists():
+        pytest.fail(f"--book-html {html}: no built book there (run `make book` first)", pytrace=False)
+    return html
+
+
+@pytest.fixture(scope="session")
+def book_server(book_html):
+    """Serve the built book on 127.0.0.1 on a free port; yields its base URL."""
+    handler = functools.partial(_QuietHandler, directory=str(book_html))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    thread = threading.Thread(target=server.serve_forever, name="book-server", daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+        thread.join(timeout=10)
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """Debian's Chromium, headless, launched by Playwright (never a downloaded browser)."""
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it with apt (package chromium)",
+                    pytrace=False)
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:  # Playwright gives the browser a fresh, temporary profile
+        browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
+        try:
+            yield browser
+        finally:
+            browser.close()
+
+
+@pytest.fixture(scope="session")
+def screenshots(book_html) -> Path:
+    folder = book_html.parent / "screenshots"
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="session")
+def visit(chromium, book_server, book_html, screenshots):
+    """``visit(doc)``: the report of one page seen in the browser, made once per session."""
+    from browser_visit import visit_page
+
+    cache: dict[str, object] = {}
+
+    def _visit(doc: str):
+        if doc not in cache:
+            cache[doc] = visit_page(chromium, book_server, book_html, doc, screenshots)
+        return cache[doc]
+
+    return _visit

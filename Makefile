@@ -1,6 +1,7 @@
 # The two commands of the quick start, and the author's loop.
 #   make book              build the whole book from clean, strictly (warnings are errors)
-#   make test              unit tests + doctests + every page under nbval, then the strict build
+#   make test              unit tests + doctests + every page under nbval, then the strict build,
+#                          then the built book in a real browser (Debian's Chromium, installed if missing)
 #   make page PAGE=book/x.md   run one page under nbval and name the claim that failed
 
 PYTHON  ?= python3
@@ -10,8 +11,10 @@ STAMP   := $(VENV)/.installed
 BUILD   := _build
 JB      := $(BIN)/jupyter-book build -W -n --keep-going .
 PYTEST_OPTS ?=
+CHROMIUM := /usr/bin/chromium
+SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)
 
-.PHONY: book test page setup clean
+.PHONY: book test page setup clean chromium
 
 # Create the venv if missing and install the project, editable, with its extras.
 # The stamp is renewed whenever pyproject.toml changes.
@@ -28,9 +31,18 @@ book: $(STAMP)
 	$(JB)
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 
-test: $(STAMP)
+# The browser tests drive Debian's Chromium through Playwright (pip, in the test extra);
+# never `playwright install`, which downloads a browser of its own.
+chromium:
+	@test -x $(CHROMIUM) || { echo "Installing Chromium (apt)..."; \
+	  $(SUDO) apt-get update -qq && \
+	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing"; exit 1; }
+
+test: $(STAMP) chromium
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
 	$(MAKE) --no-print-directory book
+	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 
 page: $(STAMP)
 	@test -n "$(PAGE)" || { echo "usage: make page PAGE=book/<page>.md"; exit 2; }

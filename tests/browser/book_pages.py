@@ -146,6 +146,12 @@ def page_references(source: Path) -> PageReferences:
     return found
 
 
+def built_source(html: Path, doc: str) -> Path:
+    """The source a build used for ``doc`` (Sphinx copies it to ``_sources``), else the checkout's."""
+    copied = html / "_sources" / f"{doc}.md"
+    return copied if copied.exists() else ROOT / f"{doc}.md"
+
+
 def glued_values(build: Path, doc: str) -> dict[str, dict]:
     """The values a page glued while the book was built, keyed by glue key (may be empty)."""
     path = build / "jupyter_execute" / f"{doc}.glue.json"
@@ -163,3 +169,36 @@ def format_glue_text(text_plain: str, spec: str) -> str:
     from myst_nb.core.variables import format_plain_text
 
     return format_plain_text(text_plain, spec)
+
+
+_RECORD_PREFIX = "application/papermill.record/"
+
+
+def notebook_glue(nb) -> dict[str, dict[str, object]]:
+    """Every value an executed notebook glued: ``{key: {mime type: data}}``, as myst-nb stores it.
+
+    A glue is a ``display_data`` output whose metadata names it (``scrapbook.name``);
+    its mime types carry a record prefix, which is dropped here.
+    """
+    glued: dict[str, dict[str, object]] = {}
+    for cell in nb.cells:
+        for output in cell.get("outputs", []):
+            name = output.get("metadata", {}).get("scrapbook", {}).get("name")
+            if output.get("output_type") == "display_data" and name:
+                glued[name] = {k.removeprefix(_RECORD_PREFIX): v for k, v in output.get("data", {}).items()}
+    return glued
+
+
+def execute_page(source: Path, timeout: int = 600, *, cwd: Path | None = None):
+    """Execute one MyST page in a fresh kernel, from the page's folder (or ``cwd``), as the build does.
+
+    Cells tagged ``raises-exception`` may raise; any other error raises here.
+    """
+    import jupytext
+    from nbclient import NotebookClient
+
+    nb = jupytext.read(str(source), fmt="md:myst")
+    client = NotebookClient(nb, timeout=timeout, kernel_name="python3", allow_errors=False,
+                            resources={"metadata": {"path": str(cwd or source.parent)}})
+    client.execute()
+    return nb

@@ -9,6 +9,7 @@ screenshot. The tests judge the report; this module only observes.
 
 from __future__ import annotations
 
+import http.server
 from dataclasses import dataclass, field
 from pathlib import Path
 import urllib.request
@@ -34,7 +35,7 @@ async () => {
     const expected = cell && cell.classList.contains("tag_raises-exception");
     const kind = [...output.classList].filter(c => ["traceback", "stderr", "error"].includes(c));
     const text = output.innerText || "";
-    const looksLikeError = kind.length > 0 || /Traceback \(most recent call last\)|^\w*(Error|Exception)\b.*:/m.test(text);
+    const looksLikeError = kind.length > 0 || /Traceback \(most recent call last\)/.test(text);
     if (looksLikeError && !expected) { errorOutputs.push({kind: kind.join(" ") || "text", text: text.slice(0, 600)}); }
   }
 
@@ -49,6 +50,13 @@ async () => {
   const nav = [...document.querySelectorAll(".bd-sidebar-primary nav a.reference.internal, #bd-docs-nav a.reference.internal")].map(a => a.href);
   const links = [...document.querySelectorAll("a[href]")].map(a => a.href);
   const next = document.querySelector("a.right-next");
+  const cells = [...article.querySelectorAll("div.cell")];
+  const last = cells.length ? cells[cells.length - 1] : null;
+  const lastTable = last ? last.querySelector(".cell_output table") : null;
+  const lastCellTable = lastTable ? {
+    header: [...lastTable.querySelectorAll("thead th")].map(th => th.innerText.trim()),
+    rows: lastTable.querySelectorAll("tbody tr").length,
+  } : null;
 
   return {
     title: document.title,
@@ -64,9 +72,17 @@ async () => {
     nav,
     links,
     next: next ? next.href : null,
+    lastCellTable,
   };
 }
 """
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    """Serves a folder without logging every request."""
+
+    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
+        pass
 
 
 @dataclass

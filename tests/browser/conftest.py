@@ -6,7 +6,8 @@ the strict build with::
 
     pytest tests/browser --browser
 
-``--book-html PATH`` points them at another build (default ``_build/html``).
+``--book-html=PATH`` points them at another build (default ``_build/html``; write it
+with ``=``, or pytest takes the path for a test path).
 The book is served on 127.0.0.1 by a server the session starts and stops; the
 browser is refused every request to any other host, and each refusal is a
 failure of the page that made it.
@@ -20,6 +21,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from browser_visit import QuietHandler
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = Path("/usr/bin/chromium")
@@ -51,21 +53,16 @@ def _browser_enabled(config) -> bool:
 
 
 def pytest_ignore_collect(collection_path, config):
-    """Without ``--browser``, skip collecting the browser test files (not the helpers' doctests)."""
-    if collection_path.name.startswith("test_browser") and not _browser_enabled(config):
+    """Without ``--browser``, skip the tests of the built book (not the helpers' doctests)."""
+    if collection_path.name.startswith(("test_browser", "test_built")) and not _browser_enabled(config):
         return True
     return None
 
 
 def pytest_collection_modifyitems(config, items):
     for item in items:
-        if "tests/browser/test_browser" in str(item.path).replace("\\", "/"):
+        if item.path.name.startswith("test_browser"):
             item.add_marker(pytest.mark.browser)
-
-
-class _QuietHandler(http.server.SimpleHTTPRequestHandler):
-    def log_message(self, format, *args):  # noqa: A002 - the base class's signature
-        pass
 
 
 @pytest.fixture(scope="session")
@@ -79,7 +76,7 @@ def book_html(request) -> Path:
 @pytest.fixture(scope="session")
 def book_server(book_html):
     """Serve the built book on 127.0.0.1 on a free port; yields its base URL."""
-    handler = functools.partial(_QuietHandler, directory=str(book_html))
+    handler = functools.partial(QuietHandler, directory=str(book_html))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, name="book-server", daemon=True)
     thread.start()
@@ -117,7 +114,7 @@ def screenshots(book_html) -> Path:
 @pytest.fixture(scope="session")
 def visit(chromium, book_server, book_html, screenshots):
     """``visit(doc)``: the report of one page seen in the browser, made once per session."""
-    from browser_visit import visit_page
+    from browser_visit import visit_page  # noqa: PLC0415
 
     cache: dict[str, object] = {}
 

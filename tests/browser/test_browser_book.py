@@ -12,7 +12,7 @@ from collections import Counter
 from functools import lru_cache
 
 import pytest
-from book_pages import ROOT, format_glue_text, glued_values, page_references, toc_pages
+from book_pages import built_source, format_glue_text, glued_values, page_references, toc_pages
 from browser_visit import follow_next_links
 
 PAGES = toc_pages()
@@ -45,7 +45,7 @@ def test_no_executed_cell_shows_an_error(visit, doc):
 @pytest.mark.parametrize("doc", PAGES)
 def test_every_glued_value_is_shown(visit, book_html, doc):
     page = visit(doc).page
-    references = page_references(ROOT / f"{doc}.md")
+    references = page_references(built_source(book_html, doc))
     glued = glued_values(book_html.parent, doc)
     missing = sorted({g.key for g in references.glue if g.key not in glued})
     assert not missing, f"{doc}: the prose glues keys the page never glued: {missing}"
@@ -60,10 +60,10 @@ def test_every_glued_value_is_shown(visit, book_html, doc):
 
 
 @pytest.mark.parametrize("doc", PAGES)
-def test_math_is_typeset_by_the_books_own_mathjax(visit, book_server, doc):
+def test_math_is_typeset_by_the_books_own_mathjax(visit, book_server, book_html, doc):
     report = visit(doc)
     page = report.page
-    written = page_references(ROOT / f"{doc}.md").math
+    written = page_references(built_source(book_html, doc)).math
     if not page["math"] and not written:
         pytest.skip(f"{doc} has no math")
     assert page["mathJax"], f"{doc}: MathJax did not load"
@@ -148,3 +148,33 @@ def test_the_landing_summary_shows_every_claiming_page_holding(chromium, book_se
     listed = {href.split("#", 1)[0].removeprefix(book_server + "/").removesuffix(".html") for href in hrefs}
     assert pages_with_claims <= listed, f"pages with claims missing from the summary: {pages_with_claims - listed}"
     assert sum(int(row[1]) for row in cells[:-1]) == int(total[1])
+
+
+def _claims_made(book_html, doc: str) -> int | None:
+    """How many claims the page's last claims table carried in the build (None: it displayed none)."""
+    import json
+
+    notebook = book_html.parent / "jupyter_execute" / f"{doc}.ipynb"
+    if not notebook.exists():
+        return None
+    count = None
+    for cell in json.loads(notebook.read_text(encoding="utf-8"))["cells"]:
+        for output in cell.get("outputs", []):
+            data = output.get("data", {}).get("application/vnd.specbook.claims+json")
+            if data is not None:
+                count = int(data["count"])
+    return count
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_a_page_that_claims_ends_with_its_claims_table(visit, book_html, doc):
+    source = built_source(book_html, doc).read_text(encoding="utf-8")
+    claims = _claims_made(book_html, doc)
+    if claims is None and "specbook.claim(" not in source and "specbook.check(" not in source:
+        pytest.skip(f"{doc} makes no claims")
+    table = visit(doc).page["lastCellTable"]
+    assert table is not None, f"{doc}: its last code cell shows no claims table"
+    assert table["header"] == ["Claim", "Expected", "Measured", "Tolerance", "Holds"], (
+        f"{doc}: its last code cell shows a table that is not the claims table: {table['header']}")
+    assert claims is not None and table["rows"] == claims, (
+        f"{doc}: the claims table shows {table['rows']} rows for {claims} claims")

@@ -12,8 +12,7 @@ import http.server
 import threading
 
 import pytest
-from browser_visit import visit_page
-from conftest import _QuietHandler
+from browser_visit import QuietHandler, visit_page
 
 BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
 <p>The order is <span class="pasted-text">0.9990</span>. Left over: {glue:text}`gone:.2f`</p>
@@ -23,6 +22,8 @@ BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
 <div class="cell docutils container"><div class="cell_output docutils container">
 <div class="output traceback highlight-ipythontb notranslate"><pre>Traceback (most recent call last):
 ZeroDivisionError: division by zero</pre></div></div></div>
+<div class="cell docutils container"><div class="cell_output docutils container">
+<div class="output stderr highlight-myst-ansi notranslate"><pre>UserWarning: a warning a reader should not see</pre></div></div></div>
 <div class="cell tag_raises-exception docutils container"><div class="cell_output docutils container">
 <div class="output traceback highlight-ipythontb notranslate"><pre>ClaimError: shown on purpose</pre></div></div></div>
 <script>console.error("a console error"); undefinedFunction();</script>
@@ -43,7 +44,7 @@ def fake_book(tmp_path_factory):
     (html / "book" / "broken.html").write_text(BROKEN)
     (html / "book" / "clean.html").write_text(CLEAN)
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(_QuietHandler, directory=str(html)))
+        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield html, f"http://127.0.0.1:{server.server_address[1]}"
@@ -67,12 +68,13 @@ def test_console_and_script_errors_are_caught(reports):
 def test_a_missing_file_and_a_foreign_host_are_caught(reports):
     broken = reports["broken"]
     assert any("missing.png" in r and "404" in r for r in broken.failed_requests)
-    assert broken.refused_requests == ["http://example.invalid/remote.png"]
+    assert set(broken.refused_requests) == {"http://example.invalid/remote.png"}
 
 
-def test_a_traceback_is_caught_unless_the_cell_raises_on_purpose(reports):
+def test_a_traceback_or_stderr_is_caught_unless_the_cell_raises_on_purpose(reports):
     outputs = reports["broken"].page["errorOutputs"]
-    assert len(outputs) == 1 and "ZeroDivisionError" in outputs[0]["text"]
+    assert [o["kind"] for o in outputs] == ["traceback", "stderr"]
+    assert "ZeroDivisionError" in outputs[0]["text"] and "UserWarning" in outputs[1]["text"]
 
 
 def test_untypeset_math_broken_images_and_raw_glue_are_seen(reports):

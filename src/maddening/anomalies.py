@@ -1,0 +1,120 @@
+"""The anomaly registry: known defects, each pinned by a test and shown in the book.
+
+An anomaly is a record (``Anomaly``) in code, a test that shows it (strict xfail
+while it is open) and a live row in the book. Packages register their records
+at import; ``all_records()`` returns them in registration order.
+
+>>> rec = get("MADD-ANO-011")
+>>> rec.status, rec.affects[0]
+('open', 'maddening.nodes.ball.BallNode.meta')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from maddening.errors import invalid
+
+__all__ = ["Anomaly", "FigureRow", "STATUSES", "all_records", "figure_rows", "get", "register"]
+
+STATUSES = ("open", "resolved")
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """A known defect.
+
+    Attributes:
+        id: Stable identifier, such as ``MADD-ANO-011``.
+        title: One line saying what is wrong.
+        affects: Dotted names of the affected objects.
+        status: ``"open"`` or ``"resolved"``.
+        resolved_in: The framework version that resolved it (``None`` while open).
+        pinned_by: The pytest node id of the test that shows it.
+        figures: Reference figures stated when the anomaly was recorded (with
+            ``source``); a page compares its live measurement against them.
+        summary: What happens, in a few sentences.
+        source: Where ``figures`` come from.
+        measure: Optional callable returning figures measured now, keyed like
+            ``figures``. A stated figure with no live counterpart is shown as
+            stated only; a live figure with no stated one is shown as measured.
+        tolerance: Absolute tolerance for comparing ``measure()`` with ``figures``.
+    """
+
+    id: str
+    title: str
+    affects: tuple[str, ...]
+    status: str
+    resolved_in: str | None
+    pinned_by: str
+    figures: Mapping[str, float] = field(default_factory=dict)
+    summary: str = ""
+    source: str = ""
+    measure: Callable[[], Mapping[str, float]] | None = field(default=None, compare=False, repr=False)
+    tolerance: float = 0.0
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise invalid("status", self.status, f"one of {list(STATUSES)}", where=self.id)
+        if (self.status == "resolved") != (self.resolved_in is not None):
+            raise invalid(
+                "resolved_in", self.resolved_in,
+                "a version when status is 'resolved', and None when it is 'open'", where=self.id,
+            )
+
+
+_REGISTRY: dict[str, Anomaly] = {}
+
+
+def register(record: Anomaly) -> Anomaly:
+    """Add ``record`` to the registry; registering the same record again is a no-op.
+
+    A different record under an id already taken raises ``maddening.ValidationError``.
+    """
+    if not isinstance(record, Anomaly):
+        raise invalid("record", record, "a maddening.anomalies.Anomaly")
+    existing = _REGISTRY.get(record.id)
+    if existing is not None and existing != record:
+        raise invalid("record.id", record.id, "an id not already registered with a different record")
+    _REGISTRY[record.id] = record
+    return record
+
+
+def get(id: str) -> Anomaly:
+    """The record with ``id``; an unknown id raises ``maddening.ValidationError``."""
+    try:
+        return _REGISTRY[id]
+    except KeyError:
+        raise invalid("id", id, f"one of {sorted(_REGISTRY)}") from None
+
+
+def all_records() -> list[Anomaly]:
+    """Every registered record, in registration order."""
+    return list(_REGISTRY.values())
+
+
+@dataclass(frozen=True)
+class FigureRow:
+    """One figure of an anomaly: as stated when recorded, and as measured now (``None`` if absent)."""
+
+    anomaly: str
+    figure: str
+    stated: float | None
+    measured: float | None
+    tolerance: float
+
+    @property
+    def compared(self) -> bool:
+        """Whether both a stated and a measured value exist."""
+        return self.stated is not None and self.measured is not None
+
+
+def figure_rows(record: Anomaly) -> list[FigureRow]:
+    """The record's figures side by side with ``record.measure()`` (run now, if the record has one)."""
+    live = dict(record.measure()) if record.measure is not None else {}
+    names = list(record.figures) + [k for k in live if k not in record.figures]
+    return [
+        FigureRow(record.id, name, record.figures.get(name), live.get(name), record.tolerance)
+        for name in names
+    ]

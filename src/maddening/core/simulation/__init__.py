@@ -1,0 +1,1 @@
+"""maddening.core.simulation: advancing nodes in time."""

@@ -1,0 +1,70 @@
+"""The registry of verification benchmarks: what each verifies, against what, and where.
+
+>>> b = get("MADD-VER-010")
+>>> b.verifies, b.declared
+('maddening.nodes.ball.BallNode.meta.order.temporal', 1.0)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from maddening.errors import invalid
+
+__all__ = ["Benchmark", "all_benchmarks", "get", "register"]
+
+
+@dataclass(frozen=True)
+class Benchmark:
+    """A verification benchmark.
+
+    Attributes:
+        id: Stable identifier, such as ``MADD-VER-010``.
+        verifies: Dotted name of the declaration it checks.
+        declared: The declared value, read from that declaration.
+        measured_by: How the value is measured, in words.
+        test_file: The test file that runs it.
+        tolerance: Absolute tolerance on ``|measured - declared|``.
+        reference: Reference figures stated when the benchmark was first run
+            (with ``source``); a page compares its live run against them.
+        source: Where ``reference`` comes from.
+        measure: Optional callable returning the measured value now.
+    """
+
+    id: str
+    verifies: str
+    declared: float
+    measured_by: str
+    test_file: str
+    tolerance: float = 0.0
+    reference: Mapping[str, float] = field(default_factory=dict)
+    source: str = ""
+    measure: Callable[[], float] | None = field(default=None, compare=False, repr=False)
+
+
+_REGISTRY: dict[str, Benchmark] = {}
+
+
+def register(benchmark: Benchmark) -> Benchmark:
+    """Add ``benchmark``; the same record again is a no-op, a different one under a taken id raises."""
+    if not isinstance(benchmark, Benchmark):
+        raise invalid("benchmark", benchmark, "a maddening.verification.Benchmark")
+    existing = _REGISTRY.get(benchmark.id)
+    if existing is not None and existing != benchmark:
+        raise invalid("benchmark.id", benchmark.id, "an id not already registered with a different record")
+    _REGISTRY[benchmark.id] = benchmark
+    return benchmark
+
+
+def get(id: str) -> Benchmark:
+    """The benchmark with ``id``; an unknown id raises ``maddening.ValidationError``."""
+    try:
+        return _REGISTRY[id]
+    except KeyError:
+        raise invalid("id", id, f"one of {sorted(_REGISTRY)}") from None
+
+
+def all_benchmarks() -> list[Benchmark]:
+    """Every registered benchmark, in registration order."""
+    return list(_REGISTRY.values())

@@ -1,0 +1,52 @@
+"""Hull geometry: the kinds a body's hull is made of, and the hull itself.
+
+- with a closed-form support query: :class:`Sphere`, :class:`Ellipsoid`,
+  :class:`Cylinder`, :class:`Capsule`;
+- with a support found by Newton's steps on its own surface: :class:`Screw`;
+- with no support query, held at their samples: :class:`Box`, :class:`Mesh`;
+- :class:`Part` places a kind in a body's frame, :class:`Hull` gathers parts
+  (or none, and an extent).
+
+Every kind samples its surface at a spacing, states its ``size`` and, for the
+sampled ones, the ``shortfall`` of its samples.
+"""
+
+from mime.geometry._base import Geometry
+from mime.geometry.convex import Capsule, Cylinder, Ellipsoid, Sphere
+from mime.geometry.screw import Screw
+from mime.geometry.sampled import Box, Mesh, cylinder_mesh
+from mime.geometry.hull import Hull, Part, as_hull
+from mime.geometry import rotation
+
+KIND_CLASSES: dict[str, type] = {
+    c.kind: c for c in (Sphere, Ellipsoid, Cylinder, Capsule, Screw, Box, Mesh)
+}
+"""Each kind's class by its name (``"capsule"`` -> :class:`Capsule`)."""
+
+
+def _register() -> None:
+    from mime.experiment import register_kind
+
+    for name, cls in KIND_CLASSES.items():
+        register_kind(name, cls)
+    register_kind("hull", Hull)
+
+
+_register()
+
+__all__ = [
+    "Geometry",
+    "Sphere",
+    "Ellipsoid",
+    "Cylinder",
+    "Capsule",
+    "Screw",
+    "Box",
+    "Mesh",
+    "cylinder_mesh",
+    "Hull",
+    "Part",
+    "as_hull",
+    "rotation",
+    "KIND_CLASSES",
+]

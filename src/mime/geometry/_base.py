@@ -1,0 +1,138 @@
+"""The base of every hull kind, and the samplers the kinds share.
+
+A kind lives in its own frame (its *part frame*): its axis, where it has one,
+is the frame's ``z`` axis and its centre the frame's origin. Lengths are in
+metres. A kind states
+
+- ``size``: the diameter of the smallest ball about its origin holding it, m;
+- ``radial_extent``: how far it reaches from its own axis, m;
+- ``has_support``: whether it answers the support query;
+- ``sample(spacing)``: points of its surface (and their outward normals) no more
+  than about ``spacing`` apart on every patch;
+- ``shortfall(spacing)``: a bound on how far any point of the surface lies from
+  the nearest of those samples, so how far the body can reach past them.
+
+The support query ``support(direction)`` gives the point of the kind farthest
+along ``direction`` (body frame, any length): ``argmax_{x in hull} x . d``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mime.errors import ValidationError
+
+__all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc"]
+
+
+def positive_length(argument: str, value: Any, *, where: str) -> float:
+    """``value`` as a float when it is a finite positive length in metres; else ``ValidationError``."""
+    try:
+        v = float(value)
+    except (TypeError, ValueError):
+        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected a positive length in metres") from None
+    if isinstance(value, bool) or not math.isfinite(v) or v <= 0.0:
+        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected a positive length in metres")
+    return v
+
+
+def check_spacing(spacing: Any, *, where: str) -> float:
+    """A sampling spacing: a positive length in metres."""
+    return positive_length("spacing", spacing, where=where)
+
+
+def fibonacci_sphere(n: int) -> np.ndarray:
+    """``n`` nearly evenly spread unit vectors (a Fibonacci lattice), shape ``(n, 3)``."""
+    n = max(int(n), 1)
+    i = np.arange(n, dtype=np.float64) + 0.5
+    z = 1.0 - 2.0 * i / n
+    rho = np.sqrt(np.maximum(0.0, 1.0 - z * z))
+    phi = i * math.pi * (3.0 - math.sqrt(5.0))
+    return np.stack([rho * np.cos(phi), rho * np.sin(phi), z], axis=1)
+
+
+def ring_disc(radius: float, spacing: float) -> np.ndarray:
+    """Points of a disc of ``radius`` in the plane ``z = 0`` on rings about ``spacing`` apart.
+
+    The rim ring itself is left out (a kind's side surface carries it).
+    """
+    n_r = max(1, math.ceil(radius / spacing))
+    pts = [np.zeros((1, 2))]
+    for j in range(1, n_r):
+        r = radius * j / n_r
+        n_t = max(3, math.ceil(2 * math.pi * r / spacing))
+        t = 2 * math.pi * np.arange(n_t) / n_t
+        pts.append(np.stack([r * np.cos(t), r * np.sin(t)], axis=1))
+    return np.concatenate(pts, axis=0)
+
+
+class Geometry:
+    """Base of the hull kinds (see the module's docstring for what each states)."""
+
+    kind: ClassVar[str] = "geometry"
+    has_support: ClassVar[bool] = False
+    wall_maxima: ClassVar[int] = 1
+    """How many local deepest points a flat wall can hold on the kind at once (an upper count)."""
+    axisymmetric: ClassVar[bool] = False
+    """A body of revolution about its own ``z`` axis: the normal at every support point meets the axis."""
+    centred_point: ClassVar[bool] = False
+    """A ball about its origin: the normal at every surface point passes through the centre."""
+
+    @property
+    def size(self) -> float:  # pragma: no cover - every kind overrides
+        raise NotImplementedError
+
+    @property
+    def radial_extent(self) -> float:  # pragma: no cover - every kind overrides
+        raise NotImplementedError
+
+    def support(self, direction: Any) -> Any:
+        """The part-frame point of the kind farthest along ``direction``.
+
+        Kinds with no support query (the box, the mesh) refuse it.
+        """
+        raise ValidationError(
+            f"{type(self).__name__}.support: direction = ... is not allowed; a "
+            f"{type(self).__name__.lower()} has no support query (it is held at its samples)"
+        )
+
+    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
+        """``(point, converged)``: the body's own deepest point along ``direction`` near ``hint``.
+
+        For a closed form the hint only breaks ties (a cylinder lying along a wall
+        is deepest along a whole line; the point nearest the hint is kept).
+        """
+        raise ValidationError(f"{type(self).__name__} has no support query")
+
+    def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
+        """``(points, normals)``, each ``(n, 3)``, no more than about ``spacing`` apart."""
+        raise NotImplementedError
+
+    def shortfall(self, spacing: float) -> float:
+        """How far a surface point can lie from its nearest sample at ``spacing`` (an upper bound), m."""
+        return float(spacing)
+
+    # ---- documents ----------------------------------------------------------------
+    def to_document(self) -> dict[str, Any]:  # pragma: no cover - every kind overrides
+        raise NotImplementedError
+
+    def to_arrays(self) -> dict[str, Any]:
+        """Large arrays of the kind (none for the closed forms)."""
+        return {}
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Geometry":
+        return cls(**doc)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other.to_document() == self.to_document()
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__, repr(sorted(self.to_document().items()))))
+
+    def __repr__(self) -> str:
+        args = ", ".join(f"{k}={v!r}" for k, v in self.to_document().items())
+        return f"{type(self).__name__}({args})"

@@ -1,0 +1,196 @@
+"""Kinds with no support query, held at their samples: the box and the mesh.
+
+Their points are samples on every face, no more than ``spacing`` apart along
+each edge of a face's grid. Because the contact holds them at their samples,
+the body can reach past the samples by up to their *shortfall*: the farthest
+any point of the surface lies from its nearest sample. A box's face grid of
+steps ``(dx, dy)`` has shortfall ``hypot(dx, dy) / 2``; a mesh's triangle cut
+into ``n`` along each edge has a shortfall of at most its longest piece's edge.
+
+>>> b = Box(2.0, 1.0, 1.0)
+>>> pts, nrm = b.sample(0.5)
+>>> len(pts) > 0, round(b.shortfall(0.5), 6)
+(True, 0.353553)
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any, ClassVar
+
+import numpy as np
+
+from mime.errors import ValidationError
+from mime.geometry._base import Geometry, positive_length
+
+__all__ = ["Box", "Mesh", "cylinder_mesh"]
+
+
+def _steps(edge: float, spacing: float) -> int:
+    return max(1, math.ceil(edge / spacing - 1e-12))
+
+
+class Box(Geometry):
+    """A rectangular box of edge lengths ``x``, ``y``, ``z`` m, centred on its origin."""
+
+    kind: ClassVar[str] = "box"
+    has_support: ClassVar[bool] = False
+    wall_maxima: ClassVar[int] = 4
+
+    def __init__(self, x: float, y: float, z: float) -> None:
+        self.x = positive_length("x", x, where="Box")
+        self.y = positive_length("y", y, where="Box")
+        self.z = positive_length("z", z, where="Box")
+
+    @property
+    def size(self) -> float:
+        return math.sqrt(self.x**2 + self.y**2 + self.z**2)
+
+    @property
+    def radial_extent(self) -> float:
+        return math.hypot(self.x / 2, self.y / 2)
+
+    def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+        e = np.array([self.x, self.y, self.z])
+        pts, nrm = [], []
+        for axis in range(3):
+            u, v = [a for a in range(3) if a != axis]
+            nu, nv = _steps(e[u], spacing), _steps(e[v], spacing)
+            U, V = np.meshgrid(np.linspace(-e[u] / 2, e[u] / 2, nu + 1), np.linspace(-e[v] / 2, e[v] / 2, nv + 1), indexing="ij")
+            for s in (-1.0, 1.0):
+                p = np.zeros((U.size, 3))
+                p[:, u], p[:, v], p[:, axis] = U.ravel(), V.ravel(), s * e[axis] / 2
+                n = np.zeros_like(p)
+                n[:, axis] = s
+                pts.append(p)
+                nrm.append(n)
+        return np.concatenate(pts), np.concatenate(nrm)
+
+    def shortfall(self, spacing: float) -> float:
+        e = [self.x, self.y, self.z]
+        out = 0.0
+        for axis in range(3):
+            u, v = [e[a] for a in range(3) if a != axis]
+            out = max(out, 0.5 * math.hypot(u / _steps(u, spacing), v / _steps(v, spacing)))
+        return out
+
+    def to_document(self) -> dict[str, Any]:
+        return {"x": self.x, "y": self.y, "z": self.z}
+
+
+class Mesh(Geometry):
+    """A closed triangle mesh: ``vertices`` ``(V, 3)`` m in its frame and ``faces`` ``(F, 3)`` indices.
+
+    Faces are oriented outward (a mesh wound the other way is turned round).
+    """
+
+    kind: ClassVar[str] = "mesh"
+    has_support: ClassVar[bool] = False
+
+    def __init__(self, vertices: Any, faces: Any, *, wall_maxima: int = 8) -> None:
+        v = np.asarray(vertices, dtype=np.float64)
+        f = np.asarray(faces)
+        if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
+            raise ValidationError(f"Mesh: vertices of shape {v.shape} are not allowed; expected (V, 3) finite with V >= 4")
+        if f.ndim != 2 or f.shape[1] != 3 or len(f) < 4 or not np.issubdtype(f.dtype, np.integer):
+            raise ValidationError(f"Mesh: faces of shape {f.shape} ({f.dtype}) are not allowed; expected (F, 3) integers with F >= 4")
+        if f.min() < 0 or f.max() >= len(v):
+            raise ValidationError(f"Mesh: faces index {int(f.min())}..{int(f.max())} is not allowed; expected indices 0..{len(v) - 1}")
+        a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+        volume = np.sum(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0
+        if volume < 0:
+            f = f[:, ::-1].copy()
+        self.vertices = v
+        self.faces = f.astype(np.int64)
+        self._wall_maxima = int(wall_maxima)
+
+    @property
+    def wall_maxima(self) -> int:  # type: ignore[override]
+        return self._wall_maxima
+
+    @property
+    def size(self) -> float:
+        return 2.0 * float(np.max(np.linalg.norm(self.vertices, axis=1)))
+
+    @property
+    def radial_extent(self) -> float:
+        return float(np.max(np.hypot(self.vertices[:, 0], self.vertices[:, 1])))
+
+    def _cuts(self, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        v, f = self.vertices, self.faces
+        a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+        longest = np.max(np.stack([np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1)]), axis=0)
+        n = np.maximum(1, np.ceil(longest / spacing - 1e-12)).astype(int)
+        return a, b, c, n
+
+    def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
+        a, b, c, n = self._cuts(spacing)
+        normals = np.cross(b - a, c - a)
+        normals /= np.linalg.norm(normals, axis=1, keepdims=True)
+        pts, nrm = [], []
+        for i in range(len(a)):
+            k = n[i]
+            ii, jj = np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="ij")
+            keep = ii + jj <= k
+            s, t = ii[keep] / k, jj[keep] / k
+            p = a[i] + s[:, None] * (b[i] - a[i]) + t[:, None] * (c[i] - a[i])
+            pts.append(p)
+            nrm.append(np.tile(normals[i], (len(p), 1)))
+        return np.concatenate(pts), np.concatenate(nrm)
+
+    def shortfall(self, spacing: float) -> float:
+        a, b, c, n = self._cuts(spacing)
+        longest = np.max(np.stack([np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1)]), axis=0)
+        return float(np.max(longest / n))
+
+    def to_document(self) -> dict[str, Any]:
+        return {"faces": int(len(self.faces)), "vertices": int(len(self.vertices)), "wall_maxima": self._wall_maxima}
+
+    def to_arrays(self) -> dict[str, Any]:
+        return {"faces": self.faces, "vertices": self.vertices}
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Mesh":
+        mesh = cls(arrays["vertices"], arrays["faces"], wall_maxima=doc.get("wall_maxima", 8))
+        if len(mesh.vertices) != doc["vertices"] or len(mesh.faces) != doc["faces"]:
+            raise ValidationError(
+                f"Mesh: arrays hold {len(mesh.vertices)} vertices and {len(mesh.faces)} faces; the document names "
+                f"{doc['vertices']} and {doc['faces']}"
+            )
+        return mesh
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            type(other) is Mesh
+            and np.array_equal(other.vertices, self.vertices)
+            and np.array_equal(other.faces, self.faces)
+        )
+
+    def __hash__(self) -> int:
+        return hash((len(self.vertices), len(self.faces)))
+
+    def __repr__(self) -> str:
+        return f"Mesh({len(self.vertices)} vertices, {len(self.faces)} faces)"
+
+
+def cylinder_mesh(radius: float, length: float, facets: int) -> Mesh:
+    """A closed prism of ``facets`` sides whose vertices lie on a cylinder of ``radius`` and ``length`` (axis z).
+
+    >>> cylinder_mesh(1.0, 2.0, 12).faces.shape
+    (48, 3)
+    """
+    if isinstance(facets, bool) or not isinstance(facets, int) or facets < 3:
+        raise ValidationError(f"cylinder_mesh: facets = {facets!r} is not allowed; expected a whole number of at least 3")
+    r = positive_length("radius", radius, where="cylinder_mesh")
+    L = positive_length("length", length, where="cylinder_mesh")
+    t = 2 * np.pi * np.arange(facets) / facets
+    ring = np.stack([r * np.cos(t), r * np.sin(t)], 1)
+    bottom = np.column_stack([ring, np.full(facets, -L / 2)])
+    top = np.column_stack([ring, np.full(facets, L / 2)])
+    verts = np.concatenate([bottom, top, [[0, 0, -L / 2], [0, 0, L / 2]]])
+    cb, ct = 2 * facets, 2 * facets + 1
+    faces = []
+    for i in range(facets):
+        j = (i + 1) % facets
+        faces += [[i, j, facets + j], [i, facets + j, facets + i], [cb, j, i], [ct, facets + i, facets + j]]
+    return Mesh(verts, np.array(faces), wall_maxima=4)

@@ -1,0 +1,10 @@
+"""Fixed structures and their surfaces: :class:`Tube` (its ``inner_surface`` faces the lumen),
+:class:`Floor` (its ``surface`` faces up) and :class:`Plane`.
+
+Each surface gives a signed distance, positive on its free side, and the outward
+normal pointing into that side.
+"""
+
+from mime.scene._surfaces import Floor, InnerSurface, Plane, Surface, Tube
+
+__all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface"]

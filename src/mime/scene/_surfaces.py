@@ -1,0 +1,204 @@
+"""Fixed surfaces a body is held against, each facing the region it bounds.
+
+A surface gives, at a world point ``x`` (m), its signed distance ``phi(x)`` (m,
+positive on the free side, the side it faces) and its outward normal ``n(x)``
+(a unit vector pointing into the free side), both traceable by JAX:
+
+- :class:`Plane` through ``point`` facing ``normal``: ``phi = (x - p) . n``;
+- :class:`Floor` at ``height``: its ``surface`` is the plane facing up (``+z``);
+- :class:`Tube` of ``radius`` about an axis: its ``inner_surface`` faces the
+  lumen, ``phi = radius - rho`` where ``rho`` is the distance from the axis, and
+  ``n = -e_rho`` points back towards the axis.
+
+>>> import jax.numpy as jnp
+>>> tube = Tube(radius=1.0)
+>>> d, n = tube.inner_surface.distance_and_normal(jnp.array([0.0, 0.25, 0.0]))
+>>> float(d), n.tolist()
+(0.75, [0.0, -1.0, 0.0])
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import jax.numpy as jnp
+import numpy as np
+
+from mime.errors import ValidationError
+from mime.experiment import document_kind
+
+__all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface"]
+
+
+def _vector(argument: str, value: Any, *, where: str, unit: bool = False) -> tuple[float, float, float]:
+    v = np.asarray(value, dtype=np.float64)
+    if v.shape != (3,) or not np.all(np.isfinite(v)) or (unit and np.linalg.norm(v) == 0):
+        allowed = "a nonzero direction of three finite numbers" if unit else "three finite numbers (m)"
+        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected {allowed}")
+    if unit:
+        v = v / np.linalg.norm(v)
+    return tuple(float(c) for c in v)
+
+
+class Surface:
+    """A fixed surface: ``distance_and_normal(x) -> (phi, n)``, traceable, ``x`` of shape ``(..., 3)``."""
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def distance(self, x: Any) -> Any:
+        """The signed distance (m, positive on the free side)."""
+        return self.distance_and_normal(x)[0]
+
+    def normal(self, x: Any) -> Any:
+        """The outward unit normal, pointing into the free side."""
+        return self.distance_and_normal(x)[1]
+
+    flat: bool = False
+    """Whether the outward normal is the same everywhere (a plane)."""
+
+    def _key(self) -> tuple:  # pragma: no cover - overridden
+        return (id(self),)
+
+    def __eq__(self, other: object) -> bool:
+        return type(other) is type(self) and other._key() == self._key()  # type: ignore[attr-defined]
+
+    def __hash__(self) -> int:
+        return hash((type(self).__name__,) + self._key())
+
+
+@document_kind("plane")
+class Plane(Surface):
+    """The plane through ``point`` (m) facing ``normal``; its free side is where the normal points."""
+
+    def __init__(self, point: Any = (0.0, 0.0, 0.0), normal: Any = (0.0, 0.0, 1.0)) -> None:
+        self.point = _vector("point", point, where="Plane")
+        self.normal_vector = _vector("normal", normal, where="Plane", unit=True)
+
+    flat = True
+
+    def _key(self) -> tuple:
+        return (self.point, self.normal_vector)
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        x = jnp.asarray(x)
+        n = jnp.asarray(self.normal_vector, dtype=x.dtype)
+        d = jnp.sum((x - jnp.asarray(self.point, dtype=x.dtype)) * n, axis=-1)
+        return d, jnp.broadcast_to(n, x.shape)
+
+    def to_document(self) -> dict[str, Any]:
+        return {"normal": list(self.normal_vector), "point": list(self.point)}
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Plane":
+        return cls(doc["point"], doc["normal"])
+
+    def __repr__(self) -> str:
+        return f"Plane(point={self.point}, normal={self.normal_vector})"
+
+
+class _OwnedPlane(Plane):
+    def __init__(self, owner: Any, attribute: str, point: Any, normal: Any) -> None:
+        super().__init__(point, normal)
+        self._owner, self._attribute = owner, attribute
+
+    def document_owner(self) -> tuple[Any, str]:
+        return self._owner, self._attribute
+
+
+@document_kind("floor")
+class Floor:
+    """A floor at ``height`` m; its ``surface`` faces up (``+z``), the free side above it."""
+
+    def __init__(self, height: float = 0.0, *, name: str | None = None) -> None:
+        self.height = float(_vector("height", (0.0, 0.0, height), where="Floor")[2])
+        self.name = name
+        self.surface = _OwnedPlane(self, "surface", (0.0, 0.0, self.height), (0.0, 0.0, 1.0))
+
+    def to_document(self) -> dict[str, Any]:
+        return {"height": self.height}
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Floor":
+        return cls(doc["height"])
+
+    def __repr__(self) -> str:
+        return f"Floor(height={self.height!r})"
+
+
+class InnerSurface(Surface):
+    """A tube's inner wall, facing the lumen (its free side is inside the tube)."""
+
+    def __init__(self, tube: "Tube") -> None:
+        self.tube = tube
+
+    def document_owner(self) -> tuple[Any, str]:
+        return self.tube, "inner_surface"
+
+    def _key(self) -> tuple:
+        t = self.tube
+        return (t.radius, t.axis, t.centre)
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        x = jnp.asarray(x)
+        a = jnp.asarray(self.tube.axis, dtype=x.dtype)
+        c = jnp.asarray(self.tube.centre, dtype=x.dtype)
+        r = x - c
+        radial = r - jnp.sum(r * a, axis=-1, keepdims=True) * a
+        rho2 = jnp.sum(radial * radial, axis=-1, keepdims=True)
+        on_axis = rho2 <= 0.0
+        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN)
+        perp = jnp.asarray(self.tube.perpendicular, dtype=x.dtype)
+        safe = jnp.where(on_axis, perp, radial)
+        rho = jnp.sqrt(jnp.where(on_axis, 0.0, rho2))
+        e = safe / jnp.sqrt(jnp.sum(safe * safe, axis=-1, keepdims=True))
+        return self.tube.radius - rho[..., 0], -e
+
+    def __repr__(self) -> str:
+        return f"{self.tube!r}.inner_surface"
+
+
+@document_kind("tube")
+class Tube:
+    """A straight tube of ``radius`` m about the line through ``centre`` along ``axis``.
+
+    ``inner_surface`` faces the lumen. ``length`` (m) is descriptive (the wall is held as unbounded).
+    """
+
+    def __init__(
+        self,
+        radius: float,
+        *,
+        axis: Any = (1.0, 0.0, 0.0),
+        centre: Any = (0.0, 0.0, 0.0),
+        length: float | None = None,
+        name: str | None = None,
+    ) -> None:
+        try:
+            r = float(radius)
+        except (TypeError, ValueError):
+            r = float("nan")
+        if isinstance(radius, bool) or not np.isfinite(r) or r <= 0:
+            raise ValidationError(f"Tube: radius = {radius!r} is not allowed; expected a positive length in metres")
+        self.radius = r
+        self.axis = _vector("axis", axis, where="Tube", unit=True)
+        self.centre = _vector("centre", centre, where="Tube")
+        if length is not None and (not np.isfinite(float(length)) or float(length) <= 0):
+            raise ValidationError(f"Tube: length = {length!r} is not allowed; expected a positive length in metres or None")
+        self.length = None if length is None else float(length)
+        self.name = name
+        a = np.asarray(self.axis)
+        trial = np.eye(3)[int(np.argmin(np.abs(a)))]
+        p = trial - (trial @ a) * a
+        self.perpendicular = tuple(float(c) for c in p / np.linalg.norm(p))
+        self.inner_surface = InnerSurface(self)
+
+    def to_document(self) -> dict[str, Any]:
+        return {"axis": list(self.axis), "centre": list(self.centre), "length": self.length, "radius": self.radius}
+
+    @classmethod
+    def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Tube":
+        return cls(doc["radius"], axis=doc["axis"], centre=doc["centre"], length=doc["length"])
+
+    def __repr__(self) -> str:
+        return f"Tube(radius={self.radius!r})"

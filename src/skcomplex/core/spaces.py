@@ -1,0 +1,33 @@
+"""The space the elements move in."""
+
+from __future__ import annotations
+
+from skcomplex.exceptions import ValidationError
+
+__all__ = ["ContinuousSpace"]
+
+
+class ContinuousSpace:
+    """Euclidean space of ``n_dim`` dimensions.
+
+    A vector state of an element must have ``n_dim`` components; a scalar state
+    is one coordinate (several scalar states can make up a position).
+
+    Args:
+        n_dim: The number of dimensions, an integer >= 1.
+
+    >>> ContinuousSpace(n_dim=2)
+    ContinuousSpace(n_dim=2)
+    >>> ContinuousSpace(n_dim=0)
+    Traceback (most recent call last):
+    ...
+    skcomplex.exceptions.ValidationError: ContinuousSpace: n_dim must be an int >= 1, got 0
+    """
+
+    def __init__(self, n_dim: int) -> None:
+        if isinstance(n_dim, bool) or not isinstance(n_dim, int) or n_dim < 1:
+            raise ValidationError(f"ContinuousSpace: n_dim must be an int >= 1, got {n_dim!r}")
+        self.n_dim = n_dim
+
+    def __repr__(self) -> str:
+        return f"ContinuousSpace(n_dim={self.n_dim})"

@@ -1,0 +1,264 @@
+"""``Simulation``: check, prepare and run a system, in a scikit-learn style.
+
+Ordering rule: each stage runs the stages it needs. ``prepare()`` calls
+``check()`` when the simulation was not checked, and ``run()`` calls
+``prepare()`` when it was not prepared, so ``Simulation(system, dt).run(until)``
+works; calling the stages explicitly (``.check().prepare().run(...)``) only
+makes each failure surface at its own stage. Each stage returns ``self``.
+
+Dtype: the simulation computes in float64. ``prepare()`` and ``run()`` enter
+``jax.enable_x64(True)`` for their own work and leave the caller's setting
+as it was. The pure functions exposed after ``prepare()`` (``step_``,
+``final_state``) are traced in the caller's context: call them inside
+``with jax.enable_x64(True):`` to keep float64 (outside it, JAX computes in
+float32).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+from jax import lax
+
+from skcomplex.core.interactions import CrossingInteraction
+from skcomplex.core.system import System
+from skcomplex.engine._stepper import StepOptions, build_step
+from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
+from skcomplex.engine.trajectory import Event, Trajectory
+from skcomplex.exceptions import EventLimitError, ValidationError
+
+__all__ = ["Simulation"]
+
+CHUNK = 128  # steps per compiled call of the run loop; shorter runs are padded with dt = 0
+
+
+class Simulation:
+    """Simulate a system with fixed steps, locating every crossing inside each step.
+
+    Within a step, the engine follows each element's exact polynomial path,
+    locates the earliest crossing of any ``CrossingInteraction`` (see
+    :mod:`skcomplex.engine.events`), advances every element to it, applies the
+    interaction (all interactions crossing at the same instant, for a corner),
+    and goes on with the rest of the step, up to ``max_events`` crossings per
+    step. A step that needs more raises ``EventLimitError``.
+
+    Boundary convention: a step covers the half-open interval ``(t, t + dt]``.
+    A crossing exactly at ``t + dt`` belongs to the step that ends there and is
+    applied at its end; the next step starts on the wall, and a point on a wall
+    is never reflected again at the instant it starts there. The initial state
+    at ``t = 0`` is treated as such a start.
+
+    Args:
+        system: The system to simulate.
+        dt: The step, a finite number > 0.
+        max_events: The most crossings located in one step (an int >= 1).
+        subdivisions: The number of samples per step used to bracket a crossing.
+        iterations: The number of safeguarded Newton iterations per crossing.
+
+    Attributes:
+        checked_: True after ``check()``.
+        step_: After ``prepare()``: the pure, jitted, differentiable step
+            ``step(state, params, dt) -> (state, info)``.
+        initial_state_: After ``prepare()``: the state at ``t = 0``, a pytree.
+        params_: After ``prepare()``: ``{interaction_label: {name: value}}``,
+            the traced parameters (restitution, ...), a pytree.
+        trajectory_: After ``run()``: the ``Trajectory``.
+
+    >>> from skcomplex.core import ContinuousSpace, PointElement, System
+    >>> ball = PointElement('ball', x=0.0, x_d1=1.0)
+    >>> sim = Simulation(System([ball], [], ContinuousSpace(1)), dt=0.25).run(until=1.0)
+    >>> sim.trajectory_.times.tolist(), sim.trajectory_.values('ball.x')[-1].item()
+    ([0.0, 0.25, 0.5, 0.75, 1.0], 1.0)
+    """
+
+    def __init__(
+        self,
+        system: System,
+        dt: float,
+        *,
+        max_events: int = 16,
+        subdivisions: int = DEFAULT_SUBDIVISIONS,
+        iterations: int = DEFAULT_ITERATIONS,
+    ) -> None:
+        if not isinstance(system, System):
+            raise ValidationError(f"Simulation: system must be a System, got {system!r}")
+        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
+            raise ValidationError(f"Simulation: dt must be a finite number > 0, got {dt!r}")
+        for name, value, low in (("max_events", max_events, 1), ("subdivisions", subdivisions, 1),
+                                 ("iterations", iterations, 1)):
+            if isinstance(value, bool) or not isinstance(value, int) or value < low:
+                raise ValidationError(f"Simulation: {name} must be an int >= {low}, got {value!r}")
+        self.system = system
+        self.dt = float(dt)
+        self.max_events = max_events
+        self.subdivisions = subdivisions
+        self.iterations = iterations
+        self.checked_ = False
+
+    # ------------------------------------------------------------------ stages
+
+    def check(self) -> Simulation:
+        """Check the system: dimensions against the space, and every interaction against the elements.
+
+        Raises:
+            skcomplex.exceptions.ValidationError: naming the argument, the value and what is allowed.
+        """
+        n_dim = self.system.space.n_dim
+        for element in self.system.elements:
+            for name, value in element.states.items():
+                if value.ndim == 1 and value.shape[0] != n_dim:
+                    raise ValidationError(
+                        f"PointElement {element.label!r}: state {name} must be a scalar or have "
+                        f"n_dim={n_dim} components (the space's), got {value.shape[0]}"
+                    )
+        with jax.enable_x64(True):
+            for interaction in self.system.interactions:
+                interaction.check(self.system)
+        self.checked_ = True
+        return self
+
+    def prepare(self) -> Simulation:
+        """Build the state and parameter pytrees and the jitted step (checks first if needed)."""
+        if not self.checked_:
+            self.check()
+        crossings = [i for i in self.system.interactions if isinstance(i, CrossingInteraction)]
+        with jax.enable_x64(True):
+            self.initial_state_ = {
+                "t": jnp.asarray(0.0, dtype=jnp.float64),
+                "elements": {
+                    e.label: {n: jnp.asarray(v, dtype=jnp.float64) for n, v in e.states.items()}
+                    for e in self.system.elements
+                },
+                "on_wall": jnp.zeros((len(crossings),), dtype=bool),
+                "scale": jnp.zeros((len(crossings),), dtype=jnp.float64),
+            }
+            self.params_ = {
+                i.label: {n: jnp.asarray(v, dtype=jnp.float64) for n, v in i.parameters().items()}
+                for i in self.system.interactions
+            }
+        self.crossing_labels_ = tuple(i.label for i in crossings)
+        self.step_ = jax.jit(self.step_function(differentiable=True))
+        self._run_step = self.step_function(differentiable=False, record=True)
+        self._chunk = jax.jit(self._make_chunk(self._run_step))
+        return self
+
+    def run(self, until: float) -> Simulation:
+        """Simulate from ``t = 0`` to ``until`` (prepares first if needed); sets ``trajectory_``.
+
+        Raises:
+            skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
+            skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
+        """
+        if isinstance(until, bool) or not isinstance(until, (int, float)) or not math.isfinite(until) or until < 0:
+            raise ValidationError(f"Simulation.run: until must be a finite number >= 0, got {until!r}")
+        if not hasattr(self, "step_"):
+            self.prepare()
+        n = max(0, math.ceil(until / self.dt - 1e-9))
+        ends = np.minimum(np.arange(1, n + 1) * self.dt, until)
+        starts = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
+        dts = ends - starts
+        with jax.enable_x64(True):
+            state = self.initial_state_
+            outputs, logs, overflow = [], [], []
+            for first in range(0, n, CHUNK):
+                size = min(CHUNK, n - first)
+                t_chunk = np.zeros(CHUNK)
+                dt_chunk = np.zeros(CHUNK)
+                t_chunk[:size] = starts[first:first + size]
+                dt_chunk[:size] = dts[first:first + size]
+                state, (elements, info) = self._chunk(state, self.params_, t_chunk, dt_chunk)
+                elements, info = jax.device_get((elements, info))
+                outputs.append(jax.tree_util.tree_map(lambda a, s=size: a[:s], elements))
+                logs.append(jax.tree_util.tree_map(lambda a, s=size: a[:s], info))
+                state = {**state, "t": jnp.asarray(ends[first + size - 1])}
+        times = np.concatenate([[0.0], ends])
+        values = {}
+        for e in self.system.elements:
+            for name, start in e.states.items():
+                series = [np.asarray(start)[None]] + [o[e.label][name] for o in outputs]
+                values[f"{e.label}.{name}"] = np.concatenate(series, axis=0)
+        events = []
+        for chunk_start, log in zip(range(0, n, CHUNK), logs):
+            bad = np.nonzero(log["overflow"])[0]
+            if bad.size:
+                k = chunk_start + int(bad[0])
+                raise EventLimitError(
+                    f"the step from t={starts[k]:.6g} to t={ends[k]:.6g} needs more than max_events="
+                    f"{self.max_events} crossings; pass a larger max_events or a smaller dt"
+                )
+            events.extend(self._events(log))
+        for path, series in values.items():
+            if not np.all(np.isfinite(series)):
+                raise ValidationError(f"Simulation.run: state {path} became non-finite; check the guard and dt")
+        self.trajectory_ = Trajectory(times, values, events)
+        return self
+
+    # ------------------------------------------------------------ pure functions
+
+    def step_function(self, *, differentiable: bool = True, record: bool = False):
+        """The pure step ``step(state, params, dt) -> (state, info)``, not jitted.
+
+        With ``differentiable=True`` the event loop has a fixed trip count
+        (``max_events + 1`` iterations, idle ones skipped by ``lax.cond``), so
+        reverse-mode ``jax.grad`` works; with ``False`` it is a ``lax.while_loop``
+        that stops as soon as the step is done (forward mode and ``vmap`` only),
+        which is what ``run()`` uses. Both give the same values.
+        With ``record=True``, ``info['log']`` records each event of the step.
+        """
+        options = StepOptions(self.max_events, self.subdivisions, self.iterations, differentiable, record)
+        return build_step(self.system, options)
+
+    def final_state(self, params: Any = None, state: Any = None, *, steps: int) -> Any:
+        """The state after ``steps`` steps of ``dt`` from ``state`` (default: the initial state).
+
+        A pure function of ``params`` and ``state``, so ``jax.grad`` of any
+        function of the result works through the events. Call it inside
+        ``with jax.enable_x64(True):`` for float64.
+        """
+        if not hasattr(self, "step_"):
+            self.prepare()
+        params = self.params_ if params is None else params
+        state = self.initial_state_ if state is None else state
+        step = self.step_function(differentiable=True)
+        dt = self.dt
+
+        def body(s: Any, _: Any) -> tuple[Any, None]:
+            new, _info = step(s, params, dt)
+            return new, None
+
+        final, _ = lax.scan(body, state, None, length=steps)
+        return final
+
+    # ------------------------------------------------------------------ private
+
+    @staticmethod
+    def _make_chunk(step):
+        def chunk(state, params, t_starts, dts):
+            def body(s, xs):
+                t0, dt = xs
+                new, info = step({**s, "t": t0}, params, dt)
+                return new, (new["elements"], info)
+
+            return lax.scan(body, state, (t_starts, dts))
+
+        return chunk
+
+    def _events(self, log: dict) -> list[Event]:
+        labels = self.crossing_labels_
+        found = []
+        for k in range(log["events"].shape[0]):
+            for slot in range(min(int(log["events"][k]), self.max_events + 1)):
+                rec = log["log"]
+                hits = tuple(l for l, h in zip(labels, rec["hits"][k, slot]) if h)
+                acted = tuple(l for l, a in zip(labels, rec["acted"][k, slot]) if a)
+                states = {
+                    f"{e}.{n}": np.asarray(v[k, slot])
+                    for e, named in rec["elements"].items()
+                    for n, v in named.items()
+                }
+                found.append(Event(float(rec["time"][k, slot]), hits, acted, states))
+        return found

@@ -1,0 +1,1 @@
+"""skcomplex.models.physics: interaction models."""

@@ -1,0 +1,80 @@
+"""The node base: declarations, the params merge rule and the errors it raises."""
+
+import jax.numpy as jnp
+import pytest
+
+import maddening
+from maddening.core import (
+    BoundaryInputField,
+    DiscretizationOrder,
+    Node,
+    NodeMeta,
+    ParamField,
+    Stability,
+    StateField,
+    as_state_dtype,
+)
+from maddening.nodes import BallNode
+
+
+def test_validation_error_is_a_value_error():
+    assert issubclass(maddening.ValidationError, ValueError)
+
+
+def test_ball_declares_second_order_structure():
+    assert BallNode.second_order_pairs() == (("position", "velocity"),)
+    assert list(BallNode.state_spec()) == ["position", "velocity"]
+    assert list(BallNode.boundary_input_spec()) == ["table_position"]
+    assert BallNode.meta.order == DiscretizationOrder(spatial=None, temporal=1.0)
+
+
+def test_rate_of_must_name_a_state_field():
+    with pytest.raises(TypeError, match="rate_of='pos'"):
+        class Bad(Node):  # noqa: F841
+            state_fields = (StateField("x"), StateField("v", rate_of="pos"))
+
+
+def test_unknown_constructor_param_names_it():
+    class Toy(Node):
+        meta = NodeMeta("T-1", "0.1", Stability.EXPERIMENTAL, "none", DiscretizationOrder())
+        param_fields = (ParamField("k", 1.0, low=0.0),)
+
+    assert Toy().params == {"k": 1.0}
+    with pytest.raises(maddening.ValidationError, match=r"params = \{'q': 2\}.*\['k'\]"):
+        Toy(q=2)
+    with pytest.raises(maddening.ValidationError, match=r"k = -1.0 is not allowed; expected a finite number >= 0"):
+        Toy(k=-1.0)
+
+
+def test_injected_unknown_param_raises():
+    ball = BallNode()
+    with pytest.raises(maddening.ValidationError, match="gravty"):
+        ball.update(ball.initial_state(), {}, 0.01, params={"gravty": -1.0})
+
+
+def test_bad_state_and_inputs_raise():
+    ball = BallNode()
+    with pytest.raises(maddening.ValidationError, match=r"state = \['position'\]"):
+        ball.update({"position": 0.0}, {}, 0.01)
+    with pytest.raises(maddening.ValidationError, match=r"boundary_inputs = \['table'\]"):
+        ball.update(ball.initial_state(), {"table": 0.0}, 0.01)
+    with pytest.raises(maddening.ValidationError, match="dt = -0.01"):
+        ball.update(ball.initial_state(), {}, -0.01)
+
+
+def test_required_boundary_input_is_enforced():
+    class Driven(Node):
+        state_fields = (StateField("x"),)
+        boundary_input_fields = (BoundaryInputField("force", required=True),)
+
+    with pytest.raises(maddening.ValidationError, match=r"includes \['force'\]"):
+        Driven().check_boundary_inputs({})
+
+
+def test_as_state_dtype_never_promotes():
+    import jax
+
+    with jax.enable_x64(True):
+        like = jnp.zeros((), jnp.float32)
+        assert as_state_dtype(jnp.asarray(1.0, jnp.float64), like).dtype == jnp.float32
+        assert as_state_dtype(1.0, jnp.zeros((), jnp.float64)).dtype == jnp.float64

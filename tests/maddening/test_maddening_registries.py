@@ -1,0 +1,53 @@
+"""The anomaly and benchmark registries and the records maddening declares."""
+
+import pytest
+
+import maddening
+from maddening import anomalies, verification
+from maddening.nodes import BallNode
+
+
+def test_required_records_present():
+    ids = [r.id for r in anomalies.all_records()]
+    for needed in ("MADD-ANO-011", "MADD-ANO-013", "MADD-ANO-018", "MADD-ANO-021"):
+        assert needed in ids
+    assert anomalies.get("MADD-ANO-011").status == "open"
+    assert anomalies.get("MADD-ANO-021").status == "open"
+    assert anomalies.get("MADD-ANO-013").resolved_in == "0.4.0" == maddening.__version__
+    assert anomalies.get("MADD-ANO-018").resolved_in == "0.4.0"
+
+
+def test_pinned_tests_exist():
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for record in anomalies.all_records():
+        if not record.id.startswith("MADD-"):
+            continue
+        path, _, name = record.pinned_by.partition("::")
+        assert name in (root / path).read_text(), record.id
+
+
+def test_benchmark_reads_the_declaration():
+    bench = verification.get("MADD-VER-010")
+    assert bench.declared == BallNode.meta.order.temporal
+    assert bench.test_file == "tests/maddening/verification/test_mms_order_ode_nodes.py"
+
+
+def test_status_and_resolved_in_must_agree():
+    with pytest.raises(maddening.ValidationError, match="resolved_in = None"):
+        anomalies.Anomaly("X-1", "t", (), "resolved", None, "x::y")
+    with pytest.raises(maddening.ValidationError, match="status = 'closed'"):
+        anomalies.Anomaly("X-1", "t", (), "closed", None, "x::y")
+
+
+def test_conflicting_registration_raises_and_unknown_id_names_it():
+    record = anomalies.get("MADD-ANO-011")
+    assert anomalies.register(record) is record
+    clash = anomalies.Anomaly("MADD-ANO-011", "other", (), "open", None, "x::y")
+    with pytest.raises(maddening.ValidationError, match="MADD-ANO-011"):
+        anomalies.register(clash)
+    with pytest.raises(maddening.ValidationError, match="MADD-ANO-999"):
+        anomalies.get("MADD-ANO-999")
+    with pytest.raises(maddening.ValidationError, match="MADD-VER-999"):
+        verification.get("MADD-VER-999")

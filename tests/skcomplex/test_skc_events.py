@@ -1,0 +1,73 @@
+"""Located event times against analytic ones; several crossings per step; the event bound."""
+
+import math
+
+import numpy as np
+import pytest
+
+from skc_scenarios import box_walls, plane_guard, simulate
+from skcomplex import EventLimitError, ReflectionInteraction
+
+
+@pytest.mark.parametrize("dt", [0.3, 0.07, 0.011])
+def test_plane_wall_event_time_is_analytic_off_the_step_grid(dt):
+    # n . x = 1 with n = (3, 4)/5, from x0 = (0.1, -0.2) at v = (0.7, 0.4): t* = (1 - n.x0) / (n.v)
+    n = np.array([3.0, 4.0]) / 5.0
+    x0, v0 = np.array([0.1, -0.2]), np.array([0.7, 0.4])
+    exact = (1 - n @ x0) / (n @ v0)
+    assert not math.isclose(exact / dt, round(exact / dt))  # not on a step boundary
+    wall = ReflectionInteraction("wall", target="ball", guard=plane_guard(n, 1.0), direction=1)
+    trajectory = simulate([wall], dt, 2.0, x=x0, x_d1=v0).trajectory_
+    assert len(trajectory.events) == 1
+    assert abs(trajectory.events[0].time - exact) <= 1e-12 * exact
+
+
+@pytest.mark.parametrize("dt", [0.1, 0.013])
+def test_circular_wall_hit_from_inside_under_constant_acceleration(dt):
+    # |x|^2 = R^2 with x(t) = x0 + v0 t + a t^2 / 2, a vertical drop: x0 = (0, 0.5), v0 = 0, a = (0, -g)
+    # reaches y = -R at t* = sqrt(2 (0.5 + R) / g)
+    R, g = 1.0, 9.81
+    wall = ReflectionInteraction("bowl", target="ball", guard=lambda s: s.target.x @ s.target.x - R**2, direction=1)
+    trajectory = simulate([wall], dt, 0.6, x=[0.0, 0.5], x_d1=[0.0, 0.0], x_d2=[0.0, -g]).trajectory_
+    exact = math.sqrt(2 * (0.5 + R) / g)
+    assert abs(trajectory.events[0].time - exact) <= 1e-12 * exact
+    # straight down onto the bottom of the bowl: the velocity is reversed exactly
+    after = trajectory.events[0].states["ball.x_d1"]
+    np.testing.assert_allclose(after, [0.0, g * exact], rtol=1e-12, atol=1e-12)
+
+
+def test_two_walls_many_crossings_in_one_large_step_match_the_bounce_sequence():
+    # walls at x = 0 and x = 1, speed 3.7, e = 1, one step of 2.0: the bounces are at
+    # t_k = (1 - x0) / v + k / v, k = 0, 1, ...
+    x0, v, dt = 0.25, 3.7, 2.0
+    walls = [
+        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
+        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
+    ]
+    trajectory = simulate(walls, dt, dt, x=x0, x_d1=v).trajectory_
+    expected = [(1 - x0) / v + k / v for k in range(8) if (1 - x0) / v + k / v <= dt]
+    assert len(expected) == 7
+    np.testing.assert_allclose(trajectory.event_times(), expected, rtol=1e-12, atol=0)
+    assert [e.interactions for e in trajectory.events] == [("right",), ("left",)] * 3 + [("right",)]
+    # the final position unfolds the path: x0 + v dt reflected into [0, 1]
+    unfolded = (x0 + v * dt) % 2.0
+    assert abs(trajectory.values("ball.x")[-1] - (2.0 - unfolded if unfolded > 1 else unfolded)) < 1e-12
+
+
+def test_a_corner_hit_reflects_off_both_walls_at_once():
+    walls = box_walls()
+    trajectory = simulate(walls, 0.3, 1.0, x=[0.5, 0.5], x_d1=[1.0, 1.0]).trajectory_
+    assert trajectory.events[0].interactions == ("right", "top")
+    assert abs(trajectory.events[0].time - 0.5) < 1e-12
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.5, 0.5], atol=1e-12)
+
+
+def test_exceeding_the_event_bound_is_an_error():
+    walls = [
+        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
+        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
+    ]
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+    system = System([PointElement("ball", x=0.5, x_d1=50.0)], walls, ContinuousSpace(1))
+    with pytest.raises(EventLimitError, match=r"max_events=4.*larger max_events or a smaller dt"):
+        Simulation(system, dt=0.5, max_events=4).run(until=1.0)

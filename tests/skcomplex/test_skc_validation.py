@@ -1,0 +1,106 @@
+"""Every bad input raises ValidationError naming the argument, the value and what is allowed."""
+
+import math
+
+import pytest
+
+from skcomplex import ContinuousSpace, PointElement, ReflectionInteraction, Simulation, System, ValidationError
+
+
+def guard(s):
+    return s.target.x[0] - 1
+
+
+def wall(**kw):
+    args = dict(target="ball", guard=guard)
+    args.update(kw)
+    return ReflectionInteraction("wall", **args)
+
+
+def sim(interaction=None, dt=0.1, **states):
+    states = states or {"x": [0.0, 0.0], "x_d1": [1.0, 0.0]}
+    ball = PointElement("ball", **states)
+    return Simulation(System([ball], [interaction or wall()], ContinuousSpace(2)), dt=dt)
+
+
+@pytest.mark.parametrize(
+    "kwargs, pattern",
+    [
+        ({"positions": ("x", "y"), "velocities": ("x_d1",)}, r"positions and velocities must have the same number"),
+        ({"guard": 3.0}, r"guard must be a callable of a namespace, got 3\.0"),
+        ({"region": "yes"}, r"region must be a callable of a namespace or None, got 'yes'"),
+        ({"restitution": 1.5}, r"restitution must be in \[0, 1\], got 1\.5"),
+        ({"restitution": -0.1}, r"restitution must be in \[0, 1\], got -0\.1"),
+        ({"restitution": math.nan}, r"restitution must be in \[0, 1\], got nan"),
+        ({"restitution": "high"}, r"restitution must be a real number in \[0, 1\], got 'high'"),
+        ({"direction": 2}, r"direction must be in \{-1, 0, 1\}, got 2"),
+        ({"direction": 0.5}, r"direction must be an int in \{-1, 0, 1\}, got 0\.5"),
+        ({"target": ""}, r"target must be the label of an element"),
+        ({"positions": "x"}, r"positions must be a non-empty sequence of state names, got 'x'"),
+    ],
+)
+def test_constructor_rejects(kwargs, pattern):
+    with pytest.raises(ValidationError, match=pattern):
+        wall(**kwargs)
+
+
+def test_unknown_target_is_named_in_check():
+    with pytest.raises(ValidationError, match=r"target 'balll' is not an element of the system; known elements: \['ball'\]"):
+        sim(wall(target="balll")).check()
+
+
+def test_unknown_state_name_is_named_in_check():
+    with pytest.raises(ValidationError, match=r"velocities names the state 'v'.*its states are \['x', 'x_d1'\]"):
+        sim(wall(velocities=("v",))).check()
+
+
+def test_guard_reading_an_unknown_state_is_named_in_check():
+    with pytest.raises(ValidationError, match=r"guard reads a state the target 'ball' does not have"):
+        sim(wall(guard=lambda s: s.target.q - 1)).check()
+
+
+def test_dimension_must_match_the_space():
+    with pytest.raises(ValidationError, match=r"state x must be a scalar or have n_dim=2 components.*got 3"):
+        sim(x=[0.0, 0.0, 0.0], x_d1=[1.0, 0.0, 0.0]).check()
+
+
+def test_position_and_velocity_shapes_must_pair():
+    ball_states = {"x": [0.0, 0.0], "x_d1": [1.0, 0.0], "y": 0.0}
+    with pytest.raises(ValidationError, match=r"velocities state 'y' must have the shape of position 'x'"):
+        sim(wall(velocities=("y",)), **ball_states).check()
+
+
+@pytest.mark.parametrize("dt", [0.0, -0.5, math.inf, math.nan, "0.1"])
+def test_dt_must_be_positive_and_finite(dt):
+    with pytest.raises(ValidationError, match=r"dt must be a finite number > 0, got"):
+        sim(dt=dt)
+
+
+@pytest.mark.parametrize("until", [-1.0, math.inf, math.nan])
+def test_until_must_be_non_negative(until):
+    with pytest.raises(ValidationError, match=r"until must be a finite number >= 0, got"):
+        sim().run(until=until)
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf, [0.0, -math.inf]])
+def test_states_must_be_finite(value):
+    with pytest.raises(ValidationError, match=r"state x must be finite, got"):
+        PointElement("ball", x=value)
+
+
+def test_derivative_without_its_base():
+    with pytest.raises(ValidationError, match=r"state x_d2 is derivative 2 of x, so x_d1 must be given too"):
+        PointElement("ball", x=0.0, x_d2=1.0)
+
+
+def test_trajectory_path_must_exist():
+    trajectory = sim().run(until=0.2).trajectory_
+    with pytest.raises(ValidationError, match=r"path must be one of \['ball.x', 'ball.x_d1'\], got 'ball.v'"):
+        trajectory.values("ball.v")
+
+
+def test_ordering_rule_runs_missing_stages():
+    simulation = sim()
+    assert not simulation.checked_
+    simulation.run(until=0.2)
+    assert simulation.checked_ and hasattr(simulation, "step_")

@@ -173,7 +173,7 @@ def parallel(base: Path, copy: Path) -> dict:
     return results
 
 
-def xdist(copy: Path) -> dict:
+def xdist_runs(copy: Path) -> dict:
     """Every page under pytest/nbval, in one process and in two (``-n 2 --dist loadfile``)."""
     common = [str(VENV / "bin" / "python"), "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "xdist", "book"]
     serial = timed([*common, "-n", "0"], copy)
@@ -239,7 +239,7 @@ def main(argv: list[str] | None = None) -> int:
             except ImportError:
                 print("  ! --xdist: pytest-xdist is not importable; skipped")
             else:
-                runs = xdist(copy)
+                runs = xdist_runs(copy)
                 rows.append(("pytest book -n 2", runs["two"], None, runs["serial"],
                              "nbval, --dist loadfile; baseline: -n 0" + ("" if runs["codes"] == (0, 0) else " (FAILED)")))
         if args.fresh_clone:

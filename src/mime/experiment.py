@@ -189,6 +189,9 @@ class Experiment:
         self._registry = REGISTRY if registry is None else registry
         self._things: dict[str, Any] = {}
         self._attachments: list[Attachment] = []
+        self._built: BuiltExperiment | None = None
+        self._built_at = -1
+        self._changes = 0
 
     # -- things -------------------------------------------------------------------------
     @property
@@ -226,6 +229,7 @@ class Experiment:
                 n += 1
                 key = f"{base}{n}"
         self._things[key] = thing
+        self._changes += 1
         return thing
 
     def _reference(self, value: Any) -> tuple[str, str | None]:
@@ -293,6 +297,7 @@ class Experiment:
         bound = tuple((r, self._reference(roles[r])) for r in declared)
         attachment = Attachment(entry, bound)
         self._attachments.append(attachment)
+        self._changes += 1
         return attachment
 
     # -- building and running -------------------------------------------------------------------
@@ -319,9 +324,14 @@ class Experiment:
         """Resolve every entry's settings under ``profile`` and plan each attachment.
 
         Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`.
-        Nothing is handed to the things unless every attachment resolves and plans.
+        Nothing is handed to the things unless every attachment resolves and plans. Built
+        again in the same profile with nothing added since, it returns the same build; in
+        another profile, or after a change, it takes back what the previous build handed
+        over (``entry.take_back``) before handing over the new plans.
         """
         prof = get_profile(self.profile if profile is None else profile)
+        if self._built is not None and self._built_at == self._changes and self._built.profile == prof:
+            return self._built
         records, planned = [], []
         for attachment in self._attachments:
             objects = self._objects(attachment)
@@ -331,20 +341,28 @@ class Experiment:
             plan = getattr(e, "plan", None)
             result = plan(profile=prof, **objects) if callable(plan) else None
             planned.append(Planned(e, objects, record, result))
+        if self._built is not None:
+            for p in self._built.planned:
+                take = getattr(p.entry, "take_back", None)
+                if callable(take):
+                    take(p.planned, **p.roles)
+            self._built = None
         for p in planned:
             hand = getattr(p.entry, "hand_over", None)
             if callable(hand):
                 hand(p.planned, **p.roles)
-        return BuiltExperiment(
+        self._built = BuiltExperiment(
             experiment=self,
             profile=prof,
             things=self.things,
             planned=tuple(planned),
             settings_record=SettingsRecord(prof.name, tuple(records)),
         )
+        self._built_at = self._changes
+        return self._built
 
     def run(self, *, dt: float, steps: int, profile: str | Profile | None = None) -> RunRecord:
-        """Build under ``profile`` and run ``steps`` steps of ``dt`` seconds (``mime._simulate``)."""
+        """Build under ``profile`` (reusing an unchanged build) and run ``steps`` steps of ``dt`` s."""
         built = self.build(profile)
         from mime._simulate import simulate
 

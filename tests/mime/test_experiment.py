@@ -31,10 +31,16 @@ class Body:
 
     def __init__(self, name="umr", size=1e-3, vertices=None):
         self.name, self.size, self.vertices = name, size, vertices
-        self.confinements = []
+        self.confinements = []  # every hand-over, in order
+        self.confinement = None
 
     def attach_confinement(self, confinement):
+        assert self.confinement is None, "a second confinement without the first taken back"
+        self.confinement = confinement
         self.confinements.append(confinement)
+
+    def detach_confinement(self):
+        self.confinement = None
 
     def to_document(self):
         return {"name": self.name, "size": self.size}
@@ -105,6 +111,18 @@ def test_the_seed_line_attaches_and_builds(physics):
     assert prov == {"margin": Provenance.GIVEN, "rule": Provenance.CONVENTION, "rung": Provenance.GIVEN, "spacing": Provenance.PENDING}
     assert built.settings_record.pending == ("mime/contact 0.4.0: spacing",)
     assert entry.roles == (("body", "umr"), ("surface", "test.tube.inner_surface"))
+
+
+def test_building_again_reuses_the_build_or_takes_the_old_plan_back(physics):
+    experiment, umr, tube = seed_experiment()
+    first = experiment.build()
+    assert experiment.build() is first and len(physics) == 1  # unchanged: the same build
+    second = experiment.build(profile="exploratory")
+    assert second is first
+    experiment.add(Tube(2e-3), name="spare")  # a change: the next build plans again
+    third = experiment.build()
+    assert third is not first and len(physics) == 2
+    assert umr.confinement is third.planned[0].planned and len(umr.confinements) == 2
 
 
 def test_validated_refuses_the_numerical_default_and_hands_nothing_over(physics):

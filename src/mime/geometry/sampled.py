@@ -4,8 +4,8 @@ Their points are samples on every face, no more than ``spacing`` apart along
 each edge of a face's grid. Because the contact holds them at their samples,
 the body can reach past the samples by up to their *shortfall*: the farthest
 any point of the surface lies from its nearest sample. A box's face grid of
-steps ``(dx, dy)`` has shortfall ``hypot(dx, dy) / 2``; a mesh's triangle cut
-into ``n`` along each edge has a shortfall of at most its longest piece's edge.
+steps ``(dx, dy)`` has shortfall ``hypot(dx, dy) / 2``; a mesh's face on a grid of
+steps ``(s1, s2)`` along two of its edges has shortfall at most ``(s1 + s2) / 2``.
 
 >>> b = Box(2.0, 1.0, 1.0)
 >>> pts, nrm = b.sample(0.5)
@@ -116,32 +116,47 @@ class Mesh(Geometry):
     def radial_extent(self) -> float:
         return float(np.max(np.hypot(self.vertices[:, 0], self.vertices[:, 1])))
 
-    def _cuts(self, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    def _cells(self, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
         v, f = self.vertices, self.faces
         a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
-        longest = np.max(np.stack([np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1)]), axis=0)
-        n = np.maximum(1, np.ceil(longest / spacing - 1e-12)).astype(int)
-        return a, b, c, n
+        # start each face's grid at the vertex facing its longest edge (its two short edges carry the grid)
+        la, lb, lc = (np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1), np.linalg.norm(b - a, axis=1))
+        first = np.argmax(np.stack([la, lb, lc]), axis=0)
+        tri = np.stack([a, b, c], axis=1)
+        order = np.stack([first, (first + 1) % 3, (first + 2) % 3], axis=1)
+        tri = np.take_along_axis(tri, order[:, :, None], axis=1)
+        a, b, c = tri[:, 0], tri[:, 1], tri[:, 2]
+        n1 = np.maximum(1, np.ceil(np.linalg.norm(b - a, axis=1) / spacing - 1e-12)).astype(int)
+        n2 = np.maximum(1, np.ceil(np.linalg.norm(c - a, axis=1) / spacing - 1e-12)).astype(int)
+        return a, b, c, n1, n2
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
-        a, b, c, n = self._cuts(spacing)
+        """Each face on a grid along its two edges from its first vertex, steps at most ``spacing``,
+        and its third edge at the same steps."""
+        a, b, c, n1, n2 = self._cells(spacing)
         normals = np.cross(b - a, c - a)
         normals /= np.linalg.norm(normals, axis=1, keepdims=True)
         pts, nrm = [], []
         for i in range(len(a)):
-            k = n[i]
-            ii, jj = np.meshgrid(np.arange(k + 1), np.arange(k + 1), indexing="ij")
-            keep = ii + jj <= k
-            s, t = ii[keep] / k, jj[keep] / k
+            ii, jj = np.meshgrid(np.arange(n1[i] + 1), np.arange(n2[i] + 1), indexing="ij")
+            s, t = ii / n1[i], jj / n2[i]
+            keep = s + t <= 1 + 1e-12
+            s, t = s[keep], t[keep]
+            k = max(1, math.ceil(np.linalg.norm(c[i] - b[i]) / spacing - 1e-12))
+            e = np.arange(k + 1) / k
+            s, t = np.concatenate([s, 1 - e]), np.concatenate([t, e])
             p = a[i] + s[:, None] * (b[i] - a[i]) + t[:, None] * (c[i] - a[i])
             pts.append(p)
             nrm.append(np.tile(normals[i], (len(p), 1)))
         return np.concatenate(pts), np.concatenate(nrm)
 
     def shortfall(self, spacing: float) -> float:
-        a, b, c, n = self._cuts(spacing)
-        longest = np.max(np.stack([np.linalg.norm(b - a, axis=1), np.linalg.norm(c - b, axis=1), np.linalg.norm(a - c, axis=1)]), axis=0)
-        return float(np.max(longest / n))
+        """Half the sum of a face's two grid steps, the most over the faces (a point of a grid cell lies
+        within that of one of its corners)."""
+        a, b, c, n1, n2 = self._cells(spacing)
+        s1 = np.linalg.norm(b - a, axis=1) / n1
+        s2 = np.linalg.norm(c - a, axis=1) / n2
+        return float(np.max(0.5 * (s1 + s2)))
 
     def to_document(self) -> dict[str, Any]:
         return {"faces": int(len(self.faces)), "vertices": int(len(self.vertices)), "wall_maxima": self._wall_maxima}

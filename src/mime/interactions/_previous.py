@@ -131,3 +131,9 @@ class CentreContact(Interaction):
                 f"a dynamics that accepts body.confinement"
             )
         attach(planned)
+
+    def take_back(self, planned: Any, *, body: Any, surface: Any) -> None:
+        """Undo :meth:`hand_over` before a rebuild: detach ``planned`` if the body still holds it."""
+        detach = getattr(body, "detach_confinement", None)
+        if getattr(body, "confinement", None) is planned and callable(detach):
+            detach()

@@ -5,11 +5,13 @@ from mime.nodes.rigid import (
     FLAGS,
     ConstantLoad,
     Load,
+    PropulsionForce,
     RigidInertialNode,
     RotatingFieldTorque,
+    SumLoad,
 )
 
-__all__ = ["RigidInertialNode", "Load", "ConstantLoad", "RotatingFieldTorque", "FLAGS"]
+__all__ = ["RigidInertialNode", "Load", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad", "FLAGS"]
 
 try:  # engineer E's planar bar, when it is present
     from mime.nodes.planar_bar import PlanarBarNode  # noqa: F401

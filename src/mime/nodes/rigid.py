@@ -47,7 +47,10 @@ from mime.errors import ValidationError
 from mime.experiment import document_kind
 from mime.geometry import Hull, as_hull, rotation
 
-__all__ = ["RigidInertialNode", "Load", "ConstantLoad", "RotatingFieldTorque", "as_load", "REPORT_KEYS", "FLAGS"]
+__all__ = [
+    "RigidInertialNode", "Load", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
+    "as_load", "REPORT_KEYS", "FLAGS",
+]
 
 FLAGS = ("touching", "unconverged", "held_by_samples", "support_short")
 """The contact flags a run records per step."""
@@ -158,6 +161,50 @@ class RotatingFieldTorque(Load):
         return {"axis": list(self.axis), "field": self.field, "frequency": self.frequency, "kind": "rotating_field", "moment": list(self.moment)}
 
 
+class PropulsionForce(Load):
+    """A helical body's thrust along its own axis, in proportion to its spin about it.
+
+    ``F = coupling * w_3 * R(q) e_3`` (N), with ``w_3`` the body-frame angular velocity
+    about the body's ``z`` axis (rad/s) and ``coupling`` in N s/rad: the coupling of
+    rotation to translation in a helical body's drag, the rest of that drag held linear.
+    """
+
+    def __init__(self, coupling: float) -> None:
+        if isinstance(coupling, bool) or not isinstance(coupling, (int, float)) or not math.isfinite(coupling):
+            raise ValidationError(f"PropulsionForce: coupling = {coupling!r} is not allowed; expected a finite number (N s/rad)")
+        self.coupling = float(coupling)
+
+    def parameters(self) -> dict[str, Any]:
+        return {"coupling": np.asarray(self.coupling)}
+
+    @staticmethod
+    def evaluate(p: Mapping[str, Any], t: Any, state: Mapping[str, Any]) -> Any:
+        q = state["orientation"]
+        axis = rotation.rotate(q, jnp.array([0.0, 0.0, 1.0], dtype=q.dtype))
+        return p["coupling"] * state["angular_velocity"][2] * axis
+
+    def to_document(self) -> dict[str, Any]:
+        return {"coupling": self.coupling, "kind": "propulsion"}
+
+
+class SumLoad(Load):
+    """The sum of two loads (a weight and a thrust, say)."""
+
+    def __init__(self, first: Load, second: Load) -> None:
+        if not (isinstance(first, Load) and isinstance(second, Load)):
+            raise ValidationError(f"SumLoad: ({first!r}, {second!r}) is not allowed; expected two mime.nodes loads")
+        self.first, self.second = first, second
+
+    def parameters(self) -> dict[str, Any]:
+        return {"first": self.first.parameters(), "second": self.second.parameters()}
+
+    def __call__(self, t: Any, state: Mapping[str, Any]) -> Any:
+        return self.first(t, state) + self.second(t, state)
+
+    def to_document(self) -> dict[str, Any]:
+        return {"first": self.first.to_document(), "kind": "sum", "second": self.second.to_document()}
+
+
 def as_load(value: Any, argument: str) -> Load | Callable | None:
     """``None``, a :class:`Load`, a callable ``(t, state) -> vector``, or a constant 3-vector."""
     if value is None or isinstance(value, Load):
@@ -180,7 +227,13 @@ def _load_from_document(doc: Any) -> Load | None:
         return ConstantLoad(doc["vector"])
     if doc["kind"] == "rotating_field":
         return RotatingFieldTorque(doc["moment"], doc["field"], doc["frequency"], doc["axis"])
-    raise ValidationError(f"load kind = {doc['kind']!r} is not allowed; expected 'constant' or 'rotating_field'")
+    if doc["kind"] == "propulsion":
+        return PropulsionForce(doc["coupling"])
+    if doc["kind"] == "sum":
+        return SumLoad(_load_from_document(doc["first"]), _load_from_document(doc["second"]))
+    raise ValidationError(
+        f"load kind = {doc['kind']!r} is not allowed; expected 'constant', 'rotating_field', 'propulsion' or 'sum'"
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -312,16 +365,13 @@ class RigidInertialNode(Node):
 
     def _static(self) -> tuple:
         """What the compiled step depends on: each load's class (or the callable itself)."""
-        return tuple(
-            None if load is None else (type(load) if isinstance(load, Load) else load)
-            for load in (self.force, self.torque)
-        )
+        return tuple(_load_key(load) for load in (self.force, self.torque))
 
     def _params(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         p = {k: jnp.asarray(v) for k, v in self.resolve_params(params).items()}
         for name, load in (("force", self.force), ("torque", self.torque)):
             if isinstance(load, Load):
-                p[f"{name}_load"] = {k: jnp.asarray(v) for k, v in load.parameters().items()}
+                p[f"{name}_load"] = jax.tree_util.tree_map(jnp.asarray, load.parameters())
         return p
 
     def update(
@@ -417,12 +467,26 @@ def _gyro(I: Any, w: Any) -> Any:
     return jnp.stack([(I[1] - I[2]) * w[1] * w[2], (I[2] - I[0]) * w[2] * w[0], (I[0] - I[1]) * w[0] * w[1]])
 
 
+def _load_key(load: Any) -> Any:
+    if load is None:
+        return None
+    if isinstance(load, SumLoad):
+        return ("sum", _load_key(load.first), _load_key(load.second))
+    return type(load) if isinstance(load, Load) else load
+
+
+def _evaluate(key: Any, p: Any, state: Mapping[str, Any], t: Any) -> Any:
+    if isinstance(key, tuple):
+        return _evaluate(key[1], p["first"], state, t) + _evaluate(key[2], p["second"], state, t)
+    return key.evaluate(p, t, state)
+
+
 def _load(kind: Any, p: Mapping[str, Any], name: str, state: Mapping[str, Any], t: Any) -> Any:
     x = state["position"]
     if kind is None:
         return jnp.zeros(3, x.dtype)
-    if isinstance(kind, type) and issubclass(kind, Load):
-        return jnp.asarray(kind.evaluate(p[f"{name}_load"], t, state), dtype=x.dtype)
+    if isinstance(kind, tuple) or (isinstance(kind, type) and issubclass(kind, Load)):
+        return jnp.asarray(_evaluate(kind, p[f"{name}_load"], state, t), dtype=x.dtype)
     return jnp.asarray(kind(t, state), dtype=x.dtype)
 
 

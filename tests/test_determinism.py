@@ -50,14 +50,27 @@ def test_a_page_run_twice_glues_identical_values(page):
 # Reference scenarios, bit for bit.
 
 
-def _leaves(result: Any) -> list[np.ndarray]:
-    """The arrays of a result (any pytree of arrays, scalars, dataclasses or records), as NumPy."""
+def _plain(result: Any) -> Any:
+    """A result as nested dicts and lists of arrays and scalars (dataclasses opened field by field)."""
     import dataclasses
 
     if dataclasses.is_dataclass(result) and not isinstance(result, type):
-        result = {f.name: getattr(result, f.name) for f in dataclasses.fields(result)}
-    leaves = jax.tree_util.tree_leaves(result)
-    return [np.asarray(leaf) for leaf in leaves if not isinstance(leaf, (str, bytes, type(None)))]
+        return {f.name: _plain(getattr(result, f.name)) for f in dataclasses.fields(result)}
+    if isinstance(result, dict):
+        return {key: _plain(value) for key, value in result.items()}
+    if isinstance(result, (list, tuple)):
+        return [_plain(value) for value in result]
+    return result
+
+
+def _leaves(result: Any) -> list[np.ndarray]:
+    """The numbers of a result (any nesting of dicts, lists, dataclasses and arrays), as NumPy arrays."""
+    leaves = [np.asarray(leaf) for leaf in jax.tree_util.tree_leaves(_plain(result))
+              if not isinstance(leaf, (str, bytes, type(None)))]
+    opaque = [type(leaf).__name__ for leaf in leaves if leaf.dtype == object]
+    if opaque:
+        raise TypeError(f"cannot compare the bits of {opaque}: return arrays, numbers or dataclasses of them")
+    return leaves
 
 
 def bitwise_equal(a: Any, b: Any) -> bool:
@@ -117,6 +130,13 @@ def _maddening_scenarios() -> dict[str, Callable[[], Any]]:
     }
 
 
+def _mime_scenarios() -> dict[str, Callable[[], Any]]:
+    from mime import demos
+
+    # A smooth cylinder and its 24-sided mesh spun on the floor, held by projection contact.
+    return {"mime.spin_on_floor": lambda: demos.spin_on_floor(steps=150)}
+
+
 def _scenarios() -> dict[str, Callable[[], Any]]:
     """Each package's reference scenarios, as they land: a name and a call that runs it.
 
@@ -124,7 +144,7 @@ def _scenarios() -> dict[str, Callable[[], Any]]:
     test below says so by skipping); once it lands, its scenarios are compared.
     """
     found: dict[str, Callable[[], Any]] = {}
-    for provider in (_maddening_scenarios, _skcomplex_scenarios):
+    for provider in (_maddening_scenarios, _skcomplex_scenarios, _mime_scenarios):
         try:
             found.update(provider())
         except (ImportError, AttributeError):

@@ -369,9 +369,44 @@ def _mime_cases() -> list[Case]:
              st.sampled_from(["", 3, _Opaque()]), E),
         Case("mime.Experiment.attach(entry)", lambda v: mime.Experiment().attach(v, body=_FuzzBody(), surface=_FuzzFloor()),
              "entry", st.sampled_from([None, "contact", mime.Contact, _Opaque()]), E),
+        *_mime_body_cases(E),
         Case("mime.Experiment.attach(roles)",
              lambda v: mime.Experiment().attach(mime.Contact.Projection(margin=units.mm(0.1)), **v), "roles",
              st.sampled_from([{}, {"body": _FuzzBody()}, {"body": _FuzzBody(), "surface": _FuzzFloor(), "wall": 1}]), E),
+    ]
+
+
+def _mime_body_cases(E) -> list[Case]:
+    from mime.geometry import Sphere
+    from mime.nodes import ConstantLoad, RigidInertialNode
+
+    def body(**kw):
+        args = {"mass": 1e-6, "inertia": (1e-12, 1e-12, 1e-12)}
+        args.update(kw)
+        return RigidInertialNode(Sphere(1e-3), **args)
+
+    three = st.sampled_from([[0.0, 0.0], [math.nan, 0.0, 0.0], [0.0, math.inf, 0.0], None, "abc",
+                             np.zeros((3, 3)), [0.0, 0.0, 1j]])
+    return [
+        Case("mime.RigidInertialNode(mass)", lambda v: body(mass=v), "mass",
+             real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.RigidInertialNode(inertia)", lambda v: body(inertia=v), "inertia",
+             st.one_of(three, st.just((1.0, 1.0, -1.0)), st.just((0.0, 1.0, 1.0))), E),
+        Case("mime.RigidInertialNode(position)", lambda v: body(position=v), "position", three, E),
+        Case("mime.RigidInertialNode(velocity)", lambda v: body(velocity=v), "velocity", three, E),
+        Case("mime.RigidInertialNode(angular_velocity)", lambda v: body(angular_velocity=v), "angular_velocity",
+             three, E),
+        Case("mime.RigidInertialNode(orientation)", lambda v: body(orientation=v), "orientation",
+             st.sampled_from([(1.0, 0.0, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0), None, "q",
+                              (math.nan, 0.0, 0.0, 1.0)]), E),
+        Case("mime.RigidInertialNode(translational_drag)", lambda v: body(translational_drag=v),
+             "translational_drag", real_scalar_outside(0.0, None), E),
+        Case("mime.RigidInertialNode(rotational_drag)", lambda v: body(rotational_drag=v),
+             "rotational_drag", real_scalar_outside(0.0, None), E),
+        Case("mime.RigidInertialNode(force)", lambda v: body(force=v), "force",
+             st.sampled_from(["down", 3.0, (0.0, 0.0), (0.0, math.nan, 0.0), _Opaque()]), E),
+        Case("mime.nodes.ConstantLoad(vector)", lambda v: ConstantLoad(v), "vector", three, E),
+        Case("mime.Sphere(radius)", lambda v: Sphere(v), "radius", real_scalar_outside(0.0, None, closed=False), E),
     ]
 
 
@@ -423,11 +458,7 @@ def _cases() -> list[Case]:
         except (ImportError, AttributeError) as exc:  # a package still landing
             cases.append(Case(f"{provider.__name__} unavailable: {exc}", lambda v: None, "", st.none(), Exception,
                               marks=(pytest.mark.skip(reason=str(exc)),)))
-    return [_with_findings(case) for case in cases]
-
-
-def _with_findings(case: Case) -> Case:
-    return case
+    return cases
 
 
 CASES = _cases()

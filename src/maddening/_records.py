@@ -117,7 +117,7 @@ anomalies.register(
         affects=("maddening.nodes.ball.BallNode.update", "maddening.core.Node"),
         status="open",
         resolved_in=None,
-        pinned_by=f"{_NODE_TESTS}/test_ball_event_gradient.py::test_per_step_contact_gradients_pinned",
+        pinned_by=f"{_NODE_TESTS}/test_ball_event_gradient.py::test_per_step_contact_gradient_matches_the_exact_derivative",
         figures={
             "dxdh_per_step": 0.0,
             "dxdg_per_step": 0.0651,

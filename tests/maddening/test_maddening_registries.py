@@ -51,3 +51,18 @@ def test_conflicting_registration_raises_and_unknown_id_names_it():
         anomalies.get("MADD-ANO-999")
     with pytest.raises(maddening.ValidationError, match="MADD-VER-999"):
         verification.get("MADD-VER-999")
+
+
+def test_every_open_anomaly_is_pinned_by_a_strict_xfail():
+    """Rule 3: an open defect is shown by a strict xfail, so fixing it flips its test."""
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[2]
+    for record in anomalies.all_records():
+        if record.status != "open":
+            continue
+        path, _, name = record.pinned_by.partition("::")
+        lines = (root / path).read_text().splitlines()
+        index = next(i for i, line in enumerate(lines) if line.startswith(f"def {name.split('[')[0]}("))
+        decorators = "\n".join(lines[max(0, index - 4):index])
+        assert "xfail(strict=True" in decorators, record.id

@@ -65,7 +65,7 @@ class BallNode(Node):
             inside the step exactly for constant acceleration.
 
     Raises:
-        ValidationError: A parameter outside its allowed range, or a
+        maddening.ValidationError: A parameter outside its allowed range, or a
             ``locate_contact`` that is not a bool.
     """
 

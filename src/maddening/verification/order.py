@@ -68,7 +68,7 @@ def observed_orders(dts: Sequence[float], errors: Sequence[float], steps: Sequen
         steps: Optionally, the number of steps of each rung (for display).
 
     Raises:
-        ValidationError: Fewer than two rungs, mismatched lengths, or a step or
+        maddening.ValidationError: Fewer than two rungs, mismatched lengths, or a step or
             error that is not positive and finite.
     """
     dts = tuple(float(d) for d in dts)

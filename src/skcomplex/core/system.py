@@ -1,6 +1,5 @@
 """A system: elements, the interactions between them, and their space."""
 
-from __future__ import annotations
 
 from collections.abc import Sequence
 

@@ -79,7 +79,7 @@ def integrate_node(
         The new state, each field in the dtype of the old one.
 
     Raises:
-        ValidationError: An unknown ``method``, a bad ``dt``, or a state whose
+        maddening.ValidationError: An unknown ``method``, a bad ``dt``, or a state whose
             fields are not the node's.
     """
     if method not in METHODS:

@@ -10,7 +10,7 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 BUILD   := _build
 JB      := $(BIN)/jupyter-book build -W -n --keep-going .
-PYTEST_OPTS ?=
+PYTEST_OPTS ?= -n 2 --dist loadfile
 CHROMIUM := /usr/bin/chromium
 SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)
 

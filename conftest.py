@@ -12,6 +12,8 @@ the session's summary name the claim.
 
 from __future__ import annotations
 
+import hashlib
+import json
 import re
 import warnings
 from collections import defaultdict
@@ -29,6 +31,11 @@ _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 _CLAIM_FAILURE = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FAILED_CLAIMS: list[tuple[str, str]] = []
+# What each page glued under nbval: the second run that tests/browser/test_built_determinism.py
+# compares with the strict build's glue (_build/jupyter_execute/<page>.glue.json).
+_GLUE_RECORDS = Path(__file__).resolve().parent / "_build" / "nbval_glue"
+_RECORD_PREFIX = "application/papermill.record/"
+_PAGE_GLUE: dict[Path, dict] = {}
 
 
 def is_page(path: Path) -> bool:
@@ -45,11 +52,20 @@ if jupytext is not None:
     class MystPageCell(IPyNbCell):
         """A page's code cell; a failure names the claim that broke."""
 
+        def runtest(self):
+            glue = _PAGE_GLUE.setdefault(Path(self.path), {})
+            try:
+                super().runtest()
+            finally:
+                for out in self.test_outputs or []:
+                    name = (out.get("metadata") or {}).get("scrapbook", {}).get("name")
+                    if out.get("output_type") == "display_data" and name:
+                        glue[name] = {k.removeprefix(_RECORD_PREFIX): v for k, v in out["data"].items()}
+
         def repr_failure(self, excinfo):
             text = super().repr_failure(excinfo)
             found = _CLAIM_FAILURE.search(_ANSI.sub("", str(text)))
             if found:
-                _FAILED_CLAIMS.append((f"{self.fspath.relto(self.config.rootdir)}::{self.name}", found.group(0)))
                 text = f"FAILED CLAIM {found.group(1)!r}: {found.group(0)}\n\n{text}"
             return text
 
@@ -80,6 +96,27 @@ if jupytext is not None:
         if file_path.suffix == ".md" and "_build" not in file_path.parts and is_page(file_path):
             return MystPage.from_parent(parent, path=file_path)
         return None
+
+
+def pytest_sessionfinish(session, exitstatus):
+    root = Path(__file__).resolve().parent
+    for path, glue in _PAGE_GLUE.items():
+        try:
+            doc = path.resolve().relative_to(root).with_suffix("")
+        except ValueError:  # a page outside this book (a test's temporary book)
+            continue
+        record = _GLUE_RECORDS / f"{doc}.json"
+        record.parent.mkdir(parents=True, exist_ok=True)
+        record.write_text(json.dumps({"source_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
+                                      "glue": glue}, sort_keys=True))
+
+
+def pytest_runtest_logreport(report):
+    """Collect failed claims where reports arrive (the controller, under pytest-xdist too)."""
+    if report.failed and report.longrepr is not None:
+        found = _CLAIM_FAILURE.search(_ANSI.sub("", str(report.longrepr)))
+        if found and "FAILED CLAIM" in str(report.longrepr):
+            _FAILED_CLAIMS.append((report.nodeid, found.group(0)))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -75,12 +75,18 @@ def workspace(base: Path) -> tuple[Path, list[str]]:
 
 
 def timed(command: list[str], cwd: Path, *, until: str | None = None) -> tuple[float, float | None, int, str]:
-    """Run a command; (total seconds, seconds until ``until`` appeared or None, exit code, output)."""
+    """Run a command; (total seconds, seconds until ``until`` appeared or None, exit code, output).
+
+    ``PYTHONPATH`` puts the tree's own ``src`` first, ahead of the installed venv's
+    editable path (which points at the checkout), so the copy runs its own code.
+    """
     start = time.perf_counter()
     seen_at = None
     lines = []
     process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
-                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1"})
+                               text=True, env={**os.environ, "PYTHONUNBUFFERED": "1",
+                                               "PYTHONPATH": os.pathsep.join(
+                                                   p for p in (str(cwd / "src"), os.environ.get("PYTHONPATH")) if p)})
     for line in process.stdout:
         lines.append(line)
         if until and seen_at is None and until in _ANSI.sub("", line):

@@ -98,6 +98,16 @@ FINDINGS: dict[str, str] = {
     "F-MI-1": "mime/experiment.py:Experiment._from_document: a saved role whose thing id is not a "
               "string (attachments[0].roles.body.thing = [None]) raises a bare TypeError "
               "(unhashable type: 'list') from the membership test, not DocumentError",
+    "F-MI-2": "mime/nodes/rigid.py:_vec (RigidInertialNode position, velocity, angular_velocity, inertia, "
+              "orientation) and ConstantLoad(vector): text such as 'abc' raises a bare ValueError and a complex "
+              "component a bare TypeError from float(); ['0', '0', '0'] is accepted as numbers; "
+              "RigidInertialNode(force=<an object>) raises a bare TypeError",
+    "F-MI-3": "mime/nodes/rigid.py:RigidInertialNode.__init__ calls float(translational_drag) / "
+              "float(rotational_drag) before any check: None, '0.1', [1.0, 2.0] raise a bare TypeError/ValueError",
+    "F-MI-5": "mime/nodes/rigid.py:RigidInertialNode(translational_drag=nan or -1.0) raises "
+              "maddening.ValidationError (from maddening's ParamField.check, the node's base), which is not "
+              "mime.ValidationError: a mime user catching mime's documented error misses it",
+    "F-MI-4": "mime/geometry/convex.py:Sphere(radius='1.0') (or b'1') is accepted: the radius is parsed from text",
     "F-SK-2": "skcomplex/core/system.py:System.__init__ with elements=None or interactions=None (or 3) "
               "raises a bare TypeError from list(...), not ValidationError",
     "F-SK-3": "skcomplex/core/interactions.py:CrossingInteraction._check_function: a guard returning a "
@@ -385,29 +395,54 @@ def _mime_body_cases(E) -> list[Case]:
         args.update(kw)
         return RigidInertialNode(Sphere(1e-3), **args)
 
-    three = st.sampled_from([[0.0, 0.0], [math.nan, 0.0, 0.0], [0.0, math.inf, 0.0], None, "abc",
-                             np.zeros((3, 3)), [0.0, 0.0, 1j]])
-    return [
+    three = st.sampled_from([[0.0, 0.0], [math.nan, 0.0, 0.0], [0.0, math.inf, 0.0], None, np.zeros((3, 3))])
+    three_text = st.sampled_from(["abc", [0.0, 0.0, 1j], ["0", "0", "0"]])
+    drag_bad = st.one_of(NON_FINITE, st.floats(max_value=0.0, allow_nan=False, exclude_max=True))
+    drag_text = st.sampled_from([None, "0.1", [1.0, 2.0], _Opaque()])
+    cases = [
         Case("mime.RigidInertialNode(mass)", lambda v: body(mass=v), "mass",
              real_scalar_outside(0.0, None, closed=False), E),
         Case("mime.RigidInertialNode(inertia)", lambda v: body(inertia=v), "inertia",
              st.one_of(three, st.just((1.0, 1.0, -1.0)), st.just((0.0, 1.0, 1.0))), E),
-        Case("mime.RigidInertialNode(position)", lambda v: body(position=v), "position", three, E),
-        Case("mime.RigidInertialNode(velocity)", lambda v: body(velocity=v), "velocity", three, E),
-        Case("mime.RigidInertialNode(angular_velocity)", lambda v: body(angular_velocity=v), "angular_velocity",
-             three, E),
         Case("mime.RigidInertialNode(orientation)", lambda v: body(orientation=v), "orientation",
-             st.sampled_from([(1.0, 0.0, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0), None, "q",
+             st.sampled_from([(1.0, 0.0, 0.0, 0.5), (0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0), None,
                               (math.nan, 0.0, 0.0, 1.0)]), E),
-        Case("mime.RigidInertialNode(translational_drag)", lambda v: body(translational_drag=v),
-             "translational_drag", real_scalar_outside(0.0, None), E),
-        Case("mime.RigidInertialNode(rotational_drag)", lambda v: body(rotational_drag=v),
-             "rotational_drag", real_scalar_outside(0.0, None), E),
         Case("mime.RigidInertialNode(force)", lambda v: body(force=v), "force",
-             st.sampled_from(["down", 3.0, (0.0, 0.0), (0.0, math.nan, 0.0), _Opaque()]), E),
+             st.sampled_from([3.0, (0.0, 0.0), (0.0, math.nan, 0.0)]), E),
+        Case("mime.RigidInertialNode(force=object)", lambda v: body(force=v), "force", st.just(_Opaque()), E,
+             marks=_finding("F-MI-2")),
         Case("mime.nodes.ConstantLoad(vector)", lambda v: ConstantLoad(v), "vector", three, E),
-        Case("mime.Sphere(radius)", lambda v: Sphere(v), "radius", real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.nodes.ConstantLoad(vector=text or complex)", lambda v: ConstantLoad(v), "vector", three_text, E,
+             marks=_finding("F-MI-2")),
+        Case("mime.Sphere(radius)", lambda v: Sphere(v), "radius",
+             real_scalar_outside(0.0, None, closed=False).filter(lambda v: not isinstance(v, (str, bytes))), E),
+        Case("mime.Sphere(radius=text)", lambda v: Sphere(v), "radius", st.sampled_from(["1.0", b"1"]), E,
+             marks=_finding("F-MI-4")),
     ]
+    for name in ("position", "velocity", "angular_velocity", "inertia", "orientation"):
+        cases.append(Case(f"mime.RigidInertialNode({name}=text or complex)", lambda v, n=name: body(**{n: v}), name,
+                          three_text if name != "orientation" else st.sampled_from(["abcd", [1.0, 0.0, 0.0, 1j]]),
+                          E, marks=_finding("F-MI-2")))
+    for name in ("position", "velocity", "angular_velocity"):
+        cases.append(Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, three, E))
+    def experiment():
+        from mime import demos
+
+        return demos.attach(body(position=(0.0, 0.0, 2e-3)), demos.FLOOR.surface)
+
+    cases += [
+        Case("mime.Experiment.run(dt)", lambda v: experiment().run(dt=v, steps=5), "dt",
+             real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.Experiment.run(steps)", lambda v: experiment().run(dt=1e-3, steps=v), "steps", int_outside(1), E),
+    ]
+    for name in ("translational_drag", "rotational_drag"):
+        cases += [
+            Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, drag_bad, E,
+                 marks=_finding("F-MI-5")),
+            Case(f"mime.RigidInertialNode({name}=not a number)", lambda v, n=name: body(**{n: v}), name, drag_text, E,
+                 marks=_finding("F-MI-3")),
+        ]
+    return cases
 
 
 # Things a saved experiment can hold (mime's own rigid body may not exist yet).

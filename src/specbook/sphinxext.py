@@ -117,7 +117,28 @@ def _merge(app, env, docnames, other) -> None:
     _env_claims(env).update({d: v for d, v in _env_claims(other).items() if d in docnames})
 
 
+def _reader_view(app, pagename, templatename, context, doctree) -> None:
+    """Fix two console errors every reader meets on a first visit.
+
+    With this stack (Sphinx 7.4, jupyter-book 1.0) the inline scripts that
+    sphinx-thebe and sphinx-togglebutton add once the builder has started are
+    listed twice on every page, and sphinx-thebe's second ``const THEBE_JS_URL``
+    throws "already declared"; pydata-sphinx-theme logs "invalid theme mode"
+    when no ``default_mode`` is set. Keep one copy of each script; default to ``auto``.
+    """
+    seen, unique = set(), []
+    for script in context.get("script_files", []):
+        key = (str(getattr(script, "filename", script) or ""),
+               tuple(sorted(getattr(script, "attributes", {}).items())))
+        if key not in seen:
+            seen.add(key)
+            unique.append(script)
+    context["script_files"] = unique
+    context.setdefault("default_mode", "auto")
+
+
 def setup(app) -> dict[str, Any]:
+    app.connect("html-page-context", _reader_view, priority=900)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)
     app.add_node(summary_placeholder)

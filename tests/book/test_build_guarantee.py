@@ -74,7 +74,8 @@ def _build(folder: Path) -> subprocess.Popen:
 
 def _pytest(folder: Path) -> subprocess.Popen:
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--rootdir", str(folder),
+        # Under pytest-xdist, as make test runs it: the claim must still be named in the summary.
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-n", "1", "--rootdir", str(folder),
          str(folder / "page.md")],
         stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, cwd=folder,
     )

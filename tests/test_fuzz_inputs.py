@@ -75,17 +75,10 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
 FINDINGS: dict[str, str] = {
-    "F-MD-1": "maddening/core/_specs.py:ParamField.check (so BallNode.__init__) checks only Python int/float: "
-              "BallNode(gravity=None), ('1.0'), ({'a': 1.0}), (1j), (np.float32('inf')), ([1.0, 2.0]) are accepted "
-              "and fail later inside JAX or not at all",
-    "F-MD-2": "maddening/core/node.py:check_timestep (BallNode.update, integrate_node) checks only Python "
-              "int/float: dt=None, '0.01' or an object raise a bare JAX TypeError/ValueError; "
-              "np.float32(-1.0), np.float32('inf'), np.array(-1.0), [0.01, 0.02] and 1j are accepted",
-    "F-MD-3": "maddening/core/node.py:Node.resolve_params (BallNode.update params=...): params='elasticity' "
-              "or 1.0 raise a bare TypeError/ValueError from dict(); injected values are never checked: "
+
+    "F-MD-3": "maddening/core/node.py:Node.resolve_params (BallNode.update params=...): injected values are never checked: "
               "params={'gravity': nan} returns a NaN state, {'gravity': 'a'} a bare JAX TypeError",
-    "F-MD-4": "maddening: integrate_node(method=[1.0]), anomalies.get([1.0]), verification.get({'a': 1}) "
-              "raise a bare TypeError (unhashable) from the registry lookup, not ValidationError",
+
     "F-MD-5": "maddening/verification/mms.py:mms_error accepts steps=True and t_final=True (bools are ints); "
               "t_final=inf raises ValidationError naming dt (from BallNode.update), not t_final",
     "F-MD-6": "maddening/nodes/ball.py:BallNode.update does not check state or boundary-input values: "
@@ -184,7 +177,7 @@ def _maddening_cases() -> list[Case]:
         cases += [
             Case(f"maddening.BallNode({name})", lambda v, n=name: ball(**{n: v}), name, bad, E),
             Case(f"maddening.BallNode({name}=not a Python number)", lambda v, n=name: ball(**{n: v}), name,
-                 not_python_numbers, E, marks=_finding("F-MD-1")),
+                 not_python_numbers, E),
         ]
     cases += [
         Case("maddening.BallNode(locate_contact)", lambda v: ball(locate_contact=v), "locate_contact",
@@ -201,11 +194,11 @@ def _maddening_cases() -> list[Case]:
              marks=_finding("F-MD-6")),
         Case("maddening.BallNode.update(dt)", lambda v: node.update(state, table, v), "dt", bad_dt, E),
         Case("maddening.BallNode.update(dt=not a Python number)", lambda v: node.update(state, table, v), "dt",
-             bad_dt_unchecked, E, marks=_finding("F-MD-2")),
+             bad_dt_unchecked, E),
         Case("maddening.BallNode.update(params)", lambda v: node.update(state, table, 0.01, v), "params",
              st.sampled_from([{"stiffness": 1.0}, {"": 0.0}, {"elasticity": 0.5, "spin": 1.0}]), E),
         Case("maddening.BallNode.update(params=not a mapping)", lambda v: node.update(state, table, 0.01, v),
-             "params", st.sampled_from(["elasticity", 1.0, _Opaque(), [1.0, 2.0]]), E, marks=_finding("F-MD-3")),
+             "params", st.sampled_from(["elasticity", 1.0, _Opaque(), [1.0, 2.0]]), E),
         Case("maddening.BallNode.update(params values)", lambda v: node.update(state, table, 0.01, v), "gravity",
              st.sampled_from([{"gravity": math.nan}, {"gravity": "a"}]), E, marks=_finding("F-MD-3")),
         Case("maddening.BallNode.derivatives(state)", lambda v: node.derivatives(v, table), "state",
@@ -214,12 +207,12 @@ def _maddening_cases() -> list[Case]:
              "method", st.sampled_from(["rk4!", "", None, 3, "EULER"]), E),
         Case("maddening.integrate_node(method=unhashable)",
              lambda v: md.integrate_node(node, state, table, 0.01, method=v), "method", unhashable, E,
-             marks=_finding("F-MD-4")),
+),
         Case("maddening.integrate_node(node)", lambda v: md.integrate_node(v, state, table, 0.01), "node",
              st.sampled_from([None, "BallNode", md.BallNode, _Opaque()]), E),
         Case("maddening.integrate_node(dt)", lambda v: md.integrate_node(node, state, table, v), "dt", bad_dt, E),
         Case("maddening.integrate_node(dt=not a Python number)", lambda v: md.integrate_node(node, state, table, v),
-             "dt", bad_dt_unchecked, E, marks=_finding("F-MD-2")),
+             "dt", bad_dt_unchecked, E),
         Case("maddening.integrate_node(state)", lambda v: md.integrate_node(node, v, table, 0.01), "state",
              st.sampled_from([{}, None, {"position": 0.0}]), E),
         Case("maddening.verification.mms_error(steps)",
@@ -237,11 +230,11 @@ def _maddening_cases() -> list[Case]:
         Case("maddening.anomalies.get(id)", lambda v: anomalies.get(v), "id",
              st.sampled_from(["", "MADD-ANO-999", None, 11, "madd-ano-011"]), E),
         Case("maddening.anomalies.get(id=unhashable)", lambda v: anomalies.get(v), "id", unhashable, E,
-             marks=_finding("F-MD-4")),
+),
         Case("maddening.verification.get(id)", lambda v: verification.get(v), "id",
              st.sampled_from(["", "MADD-VER-999", None, 10]), E),
         Case("maddening.verification.get(id=unhashable)", lambda v: verification.get(v), "id", unhashable, E,
-             marks=_finding("F-MD-4")),
+),
     ]
     return cases
 

@@ -85,7 +85,7 @@ def get(id: str) -> Anomaly:
     """The record with ``id``; an unknown id raises ``maddening.ValidationError``."""
     try:
         return _REGISTRY[id]
-    except KeyError:
+    except (KeyError, TypeError):
         raise invalid("id", id, f"one of {sorted(_REGISTRY)}") from None
 
 

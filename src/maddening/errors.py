@@ -39,3 +39,34 @@ def invalid(argument: str, value: Any, allowed: str, *, where: str = "") -> Vali
     """
     prefix = f"{where}: " if where else ""
     return ValidationError(f"{prefix}{argument} = {value!r} is not allowed; expected {allowed}")
+
+
+def concrete_number(value: Any, argument: str, allowed: str, *, where: str = "") -> float | None:
+    """Return a concrete real scalar as a float, ``None`` for a traced value, or raise.
+
+    A value under ``jit``/``grad``/``vmap`` (a tracer) is returned as ``None``: it
+    cannot be inspected, and the caller leaves it unchecked. Anything that is not a
+    real number (``None``, text, a complex number, a mapping, an array that is not a
+    scalar, a bool) raises ``maddening.ValidationError`` naming ``argument``.
+
+    >>> concrete_number(0.5, "dt", "a time step > 0")
+    0.5
+    >>> concrete_number("0.5", "dt", "a time step > 0")
+    Traceback (most recent call last):
+    ...
+    maddening.ValidationError: dt = '0.5' is not allowed; expected a time step > 0
+    """
+    import jax
+    import numpy as np
+
+    if isinstance(value, jax.core.Tracer):
+        return None
+    if isinstance(value, (bool, np.bool_, str, bytes, complex)) or value is None:
+        raise invalid(argument, value, allowed, where=where)
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything numpy cannot read is not a number
+        raise invalid(argument, value, allowed, where=where) from None
+    if array.shape != () or array.dtype.kind not in "iuf":
+        raise invalid(argument, value, allowed, where=where)
+    return float(array)

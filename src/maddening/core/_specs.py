@@ -6,7 +6,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from maddening.errors import invalid
+from maddening.errors import concrete_number, invalid
 
 __all__ = ["BoundaryInputField", "ParamField", "StateField"]
 
@@ -69,16 +69,21 @@ class ParamField:
     def check(self, value: Any, *, where: str = "") -> None:
         """Raise ``ValidationError`` if a concrete scalar ``value`` is not allowed.
 
-        Traced values (under ``jit``/``grad``) and arrays are not checked here.
+        Traced values (under ``jit``/``grad``) pass unchecked; a declared array
+        parameter is checked for its shape and finiteness; anything that is not a
+        real number (text, ``None``, a complex number, a mapping) is refused.
 
         >>> ParamField("elasticity", 0.8, low=0.0).check(-0.5)
         Traceback (most recent call last):
         ...
         maddening.ValidationError: elasticity = -0.5 is not allowed; expected a finite number >= 0
         """
-        if isinstance(value, bool) or not isinstance(value, (int, float)):
+        if self.shape != ():
+            self._check_array(value, where=where)
             return
-        number = float(value)
+        number = concrete_number(value, self.name, self.allowed, where=where)
+        if number is None:
+            return
         bad = (
             not math.isfinite(number)
             or (self.low is not None and number < self.low)
@@ -86,6 +91,21 @@ class ParamField:
         )
         if bad:
             raise invalid(self.name, value, self.allowed, where=where)
+
+
+    def _check_array(self, value: Any, *, where: str) -> None:
+        import jax
+        import numpy as np
+
+        if isinstance(value, jax.core.Tracer):
+            return
+        allowed = f"a finite real array of shape {self.shape}"
+        try:
+            array = np.asarray(value)
+        except Exception:  # noqa: BLE001
+            raise invalid(self.name, value, allowed, where=where) from None
+        if array.shape != self.shape or array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)):
+            raise invalid(self.name, value, allowed, where=where)
 
 
 @dataclass(frozen=True)

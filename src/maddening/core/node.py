@@ -21,7 +21,7 @@ import jax.numpy as jnp
 
 from maddening.core._meta import NodeMeta
 from maddening.core._specs import BoundaryInputField, ParamField, StateField
-from maddening.errors import invalid
+from maddening.errors import concrete_number, invalid
 
 __all__ = ["Node", "as_state_dtype", "check_timestep"]
 
@@ -36,8 +36,10 @@ def check_timestep(dt: Any, *, where: str = "") -> None:
     ...
     maddening.ValidationError: BallNode.update: dt = 0.0 is not allowed; expected a finite time step > 0 (s)
     """
-    if isinstance(dt, bool) or (isinstance(dt, (int, float)) and not (math.isfinite(dt) and dt > 0)):
-        raise invalid("dt", dt, "a finite time step > 0 (s)", where=where)
+    allowed = "a finite time step > 0 (s)"
+    number = concrete_number(dt, "dt", allowed, where=where)
+    if number is not None and not (math.isfinite(number) and number > 0):
+        raise invalid("dt", dt, allowed, where=where)
 
 
 def as_state_dtype(value: Any, like: Any) -> Any:
@@ -114,8 +116,10 @@ class Node:
         and, with ``check_values``, for a concrete value outside its allowed range.
         """
         spec = self.param_spec()
-        params = {} if params is None else dict(params)
         where = type(self).__name__
+        if params is not None and not isinstance(params, Mapping):
+            raise invalid("params", params, "a mapping of parameter names to values, or None", where=where)
+        params = {} if params is None else dict(params)
         for name, value in params.items():
             if name not in spec:
                 raise invalid("params", {name: value}, f"parameters among {sorted(spec)}", where=where)

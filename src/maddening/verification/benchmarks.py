@@ -61,7 +61,7 @@ def get(id: str) -> Benchmark:
     """The benchmark with ``id``; an unknown id raises ``maddening.ValidationError``."""
     try:
         return _REGISTRY[id]
-    except KeyError:
+    except (KeyError, TypeError):
         raise invalid("id", id, f"one of {sorted(_REGISTRY)}") from None
 
 

@@ -82,6 +82,8 @@ SWEEPS = 24
 """Projected Gauss-Seidel sweeps of the velocity solve, per step (a fixed count)."""
 PROJECTION_SWEEPS = 24
 """Sweeps of the projection after the step (a fixed count)."""
+PROJECTION_ITERATIONS = 3
+"""How many times the projection re-linearises the held points' gaps at the pose it reached (a fixed count)."""
 MAX_STARTS = 8
 """The most search starts a group takes."""
 PROBES = 48
@@ -416,13 +418,15 @@ class Held:
     gap: Any  # (k,)  phi - margin, m
     lever: Any  # (k, 3) body frame: p x R^T n (masked where exact)
     mask: Any  # (k, 3) the lever's mask
+    part: Any  # (k,) the part each point lies on
+    supported: Any  # (k,) the point is a converged support point (it may be refined)
     by_samples: Any  # (k,) held at a sample of a kind with no support query
     short: Any  # (k,) a search that did not converge: held at the group's nearest sample
 
 
 jax.tree_util.register_pytree_node(
     Held,
-    lambda h: ((h.point, h.normal, h.gap, h.lever, h.mask, h.by_samples, h.short), None),
+    lambda h: ((h.point, h.normal, h.gap, h.lever, h.mask, h.part, h.supported, h.by_samples, h.short), None),
     lambda _, c: Held(*c),
 )
 
@@ -442,7 +446,8 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
         phi, n = spec.surface.distance_and_normal(x)
         zero = jnp.zeros((1, 3), dtype=x.dtype)
         gap = phi - arrays["extent"] - arrays["margin"]
-        return Held(zero, n[None], gap[None], zero, zero, jnp.array([False]), jnp.array([False]))
+        no = jnp.array([False])
+        return Held(zero, n[None], gap[None], zero, zero, jnp.zeros(1, jnp.int32), no, no, no)
     S, valid, sup, part = arrays["samples"], arrays["valid"], arrays["supported"], arrays["part"]
     R = rotation.matrix(q)
     X = x + S @ R.T
@@ -461,7 +466,8 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
     if not spec.any_support:
         ones = jnp.ones_like(p_ns)
         n, g, lever = rows_at(spec, arrays, x, q, p_ns, ones)
-        return Held(p_ns, n, g, lever, ones, valid.any(axis=1), jnp.zeros(GROUPS, bool))
+        no = jnp.zeros(GROUPS, bool)
+        return Held(p_ns, n, g, lever, ones, part[groups, i_ns], no, valid.any(axis=1), no)
 
     # starts: the nearest sample, then each next nearest apart from those taken
     avail = valid & sup
@@ -506,12 +512,29 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
         use_ns = gap_ns < gap_sup
         point = jnp.where(use_ns[:, None], p_ns, p_sup)
         mask = jnp.where(use_ns[:, None], 1.0, mask_sup)
+        held_part = jnp.where(use_ns, part[groups, i_ns], part_sup)
         by_samples = use_ns
         short = short & ~use_ns
+        supported_pt = found & ~use_ns
     else:
         point, mask, by_samples = p_sup, mask_sup, jnp.zeros(GROUPS, bool)
+        held_part, supported_pt = part_sup, found
     n, g, lever = rows_at(spec, arrays, x, q, point, mask)
-    return Held(point, n, g, lever, mask, by_samples, short)
+    return Held(point, n, g, lever, mask, held_part, supported_pt, by_samples, short)
+
+
+def refine_points(spec: _Spec, x: Any, q: Any, held: Held) -> Any:
+    """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay)."""
+    if spec.mode != "hull" or not spec.any_support:
+        return held.point
+    R = rotation.matrix(q)
+
+    def one(p, part, ok):
+        _, n0 = spec.surface.distance_and_normal(x + R @ p)
+        new, conv = _support(spec, part, -(R.T @ n0), p)
+        return jnp.where(ok & conv, new, p)
+
+    return jax.vmap(one)(held.point, held.part, held.supported)
 
 
 def _gram(n: Any, lever: Any, inv_m: Any, inv_I: Any) -> Any:
@@ -552,25 +575,34 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
 
     # second pass: choose again at the pose the first pass left, hold beside the first's points
     B = choose_points(spec, arrays, x1, q1)
-    if spec.mode == "hull":
-        nA, gA, lA = rows_at(spec, arrays, x1, q1, A.point, A.mask)
-    else:  # the centre's row at the new pose is the second pass's own
-        nA, gA, lA = B.normal, B.gap, B.lever
-    n2 = jnp.concatenate([nA, B.normal])
-    g2 = jnp.concatenate([gA, B.gap])
-    l2 = jnp.concatenate([lA, B.lever])
+    masksAB = jnp.concatenate([A.mask, B.mask]) if spec.mode == "hull" else B.mask
     inv_m, inv_I = 1.0 / free["mass"], 1.0 / free["inertia"]
-    band = _band(arrays, x1)
-    past = jnp.any(g2 < -band)
+
+    def rows(xx, qq, pB):
+        if spec.mode == "hull":
+            return rows_at(spec, arrays, xx, qq, jnp.concatenate([A.point, pB]), masksAB)
+        h = choose_points(spec, arrays, xx, qq)  # the centre's row: no orientation read
+        return h.normal, h.gap, h.lever
+
+    def project(_, carry):
+        xx, qq, mu_sum, any_projected = carry
+        # the second pass's support points follow the body's own deepest point as the projection turns it
+        pB = refine_points(spec, xx, qq, B)
+        n2, g2, l2 = rows(xx, qq, pB)
+        past = jnp.any(g2 < -_band(arrays, xx))
+        K2 = _gram(n2, l2, inv_m, inv_I)
+        mu, _, _ = pgs(K2, g2, jnp.zeros_like(g2), jnp.isfinite(g2), spec.projection_sweeps)
+        go = past & jnp.any(mu > 0)
+        xp = xx + (n2.T @ mu) * inv_m
+        qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
+        return (jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go)
+
+    k2 = masksAB.shape[0]
+    x2, q2, mu, projected = jax.lax.fori_loop(
+        0, PROJECTION_ITERATIONS, project, (x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False))
+    )
+    n2, g2, l2 = rows(x2, q2, refine_points(spec, x2, q2, B))
     K2 = _gram(n2, l2, inv_m, inv_I)
-    act2 = jnp.isfinite(g2)
-    mu, _, _ = pgs(K2, g2, jnp.zeros_like(g2), act2, spec.projection_sweeps)
-    projected = past & jnp.any(mu > 0)
-    dx = (n2.T @ mu) * inv_m
-    dth = (l2.T @ mu) * inv_I
-    x2p, q2p = x1 + dx, rotation.normalise(rotation.compose(q1, rotation.exp_body(dth)))
-    x2 = jnp.where(projected, x2p, x1)
-    q2 = jnp.where(projected, q2p, q1)
     # the rule at the projected points: the velocity into the surface is removed
     pushed = projected & (mu > 0)
     u2 = n2 @ v1 + l2 @ w1
@@ -580,9 +612,13 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
     w2 = jnp.where(touch2, w1 + (l2.T @ lam2) * inv_I, w1)
 
     touching = touch1 | touch2 | projected
-    forced = jnp.concatenate([lam > 0, jnp.zeros(B.gap.shape, bool)]) | (mu > 0) | (lam2 > 0)
-    by_samples = jnp.concatenate([A.by_samples, B.by_samples])
-    short_pts = jnp.concatenate([A.short, B.short])
+    if spec.mode == "hull":
+        forced = jnp.concatenate([lam > 0, jnp.zeros(B.gap.shape, bool)]) | (mu > 0) | (lam2 > 0)
+        by_samples = jnp.concatenate([A.by_samples, B.by_samples])
+        short_pts = jnp.concatenate([A.short, B.short])
+    else:
+        forced = (lam > 0) | (mu > 0) | (lam2 > 0)
+        by_samples, short_pts = B.by_samples, B.short
     held_by_samples = jnp.any(by_samples & forced)
     support_short = jnp.any(short_pts & (g2 < arrays["shortfall"]))
     deepest = jnp.argmin(A.gap)

@@ -82,7 +82,7 @@ def integrate_node(
         maddening.ValidationError: An unknown ``method``, a bad ``dt``, or a state whose
             fields are not the node's.
     """
-    if method not in METHODS:
+    if not isinstance(method, str) or method not in METHODS:
         raise invalid("method", method, f"one of {sorted(METHODS)}", where="integrate_node")
     if not isinstance(node, Node):
         raise invalid("node", node, "a maddening.core.Node", where="integrate_node")

@@ -12,6 +12,7 @@ on a laptop's core: a few hundred hull samples, a few hundred steps.
 from __future__ import annotations
 
 import math
+from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -46,6 +47,8 @@ __all__ = [
     "touching_is_force",
     "spacing_rules",
     "helical_microrobot",
+    "microrobot",
+    "capsule_tube_gaps",
 ]
 
 MARGIN = 1e-4
@@ -56,6 +59,17 @@ DENSITY = 1000.0
 """The bodies' density, kg/m^3 (water-like: a microrobot's scale)."""
 G = 9.81
 """The weight's acceleration, m/s^2."""
+
+KEEP_ATOL = 1e-9 * MARGIN
+"""How close to the margin a held body's nearest point is claimed to stay (both ways), m: rounding on the
+scale of the margin and the fixed counts of the projection's sweeps and searches."""
+SWEPT_ATOL = 1e-4 * MARGIN
+"""Where the rows are coupled near 1 and the step is flagged ``unconverged``, how far past the margin the fixed
+sweeps may leave a point, m (what c^(2 x sweeps) leaves of the violation, the pose projected back taking the rest)."""
+SCREW_FLATNESS = 0.01
+"""How flat in the spacing the screw's kept spin is claimed to be: the spread of the kept share over the spacings."""
+MOST = 0.5
+"""'Most of its spin': a body held at its samples is claimed to keep less than this share of it."""
 
 FLOOR = Floor(0.0)
 NARROW_TUBE = Tube(radius=1e-3)
@@ -133,13 +147,15 @@ def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.
     """Each pose's smallest ``distance - margin`` over a dense sampling of the hull (``spacing``), m."""
     pts, _, _ = hull.sample(spacing)
     with jax.enable_x64(True):
-        P = jnp.asarray(pts)
+        return np.asarray(_gaps(surface, jnp.asarray(pts), jnp.asarray(positions), jnp.asarray(orientations)))
 
-        def one(x, q):
-            X = x + P @ rotation.matrix(q).T
-            return jnp.min(surface.distance(X)) - MARGIN
 
-        return np.asarray(jax.jit(jax.vmap(one))(jnp.asarray(positions), jnp.asarray(orientations)))
+@partial(jax.jit, static_argnames=("surface",))
+def _gaps(surface: Any, P: Any, positions: Any, orientations: Any) -> Any:
+    def one(x, q):
+        return jnp.min(surface.distance(x + P @ rotation.matrix(q).T)) - MARGIN
+
+    return jax.vmap(one)(positions, orientations)
 
 
 # ---------------------------------------------------------------------------------------
@@ -490,16 +506,22 @@ def spacing_rules() -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 # 9. the seed's helical microrobot
 # ---------------------------------------------------------------------------------------
-def helical_microrobot(steps: int = 600) -> dict[str, Any]:
-    """A screw driven by a rotating field's torque inside the tube, attached exactly as the seed writes it."""
+def microrobot() -> RigidInertialNode:
+    """The seed's helical microrobot: a 1.5 mm screw with a magnetic moment across its axis, its weight and a
+    thrust from its spin, turned by a field rotating about the tube's axis at 5 Hz."""
     umr_shape = Screw(core_radius=2e-4, thread_depth=1e-4, pitch=5e-4, length=1.5e-3)
     mass = DENSITY * math.pi * (2.5e-4) ** 2 * 1.5e-3
-    umr = make_body(
+    return make_body(
         umr_shape, mass=mass, name="umr", position=(0.0, 0.0, 0.0), orientation=_down(),
         force=SumLoad(ConstantLoad((0.0, 0.0, -mass * G)), PropulsionForce(2e-9)),
         torque=RotatingFieldTorque(moment=(1e-6, 0.0, 0.0), field=5e-3, frequency=5.0, axis=(1.0, 0.0, 0.0)),
         translational_drag=1e-5, rotational_drag=1e-10,
     )
+
+
+def helical_microrobot(steps: int = 600) -> dict[str, Any]:
+    """The microrobot in the narrow tube, attached exactly as the seed writes it, run and measured."""
+    umr = microrobot()
     tube = NARROW_TUBE
     experiment = Experiment()
     experiment.attach(Contact.Projection(margin=mm(0.1)), body=umr, surface=tube.inner_surface)

@@ -45,7 +45,8 @@ class Part:
             raise ValidationError(f"Part: position = {self.position!r} is not allowed; expected three finite lengths in metres")
         if q.shape != (4,) or not np.all(np.isfinite(q)) or abs(np.linalg.norm(q) - 1.0) > 1e-6:
             raise ValidationError(f"Part: orientation = {self.orientation!r} is not allowed; expected a unit quaternion (w, x, y, z)")
-        q = q / np.linalg.norm(q)
+        if abs(np.linalg.norm(q) - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
+            q = q / np.linalg.norm(q)
         object.__setattr__(self, "position", tuple(float(c) for c in p))
         object.__setattr__(self, "orientation", tuple(float(c) for c in q))
 

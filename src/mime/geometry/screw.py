@@ -11,7 +11,8 @@ the support maximises ``g(theta, z) = R (d_x cos theta + d_y sin theta) + d_z z`
 over the side (the caps are flat, so a cap's deepest point is on its rim).
 ``support_near`` runs Newton's steps on ``g`` from a start, each step bounded
 (``|dtheta| <= pi / 8``, ``|dz| <= pitch / 8``), ``z`` held at an end where the
-ascent leaves the side, for at most ``newton_steps`` steps. A search has
+ascent leaves the side, for at most ``newton_steps`` steps (it stops early once a step is within the
+tolerance). A search has
 converged when its last step moved the point by no more than
 ``sqrt(eps) * size`` and it stands at a local maximum; otherwise it reports
 ``converged = False`` and the contact holds the group's nearest sample instead.
@@ -122,8 +123,8 @@ class Screw(Geometry):
         grad = jax.grad(g)
         hess = jax.hessian(g)
 
-        def body(_, carry):
-            u, last = carry
+        def body(carry):
+            k, u, last = carry
             gr, H = grad(u), hess(u)
             at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) > 0)
             det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
@@ -136,14 +137,17 @@ class Screw(Geometry):
             step1 = jnp.array([jnp.where(H[0, 0] < 0, -gr[0] / h00, dt_max * jnp.sign(gr[0])), 0.0])
             step = jnp.where(at_end, step1, step2)
             step = jnp.clip(step, jnp.array([-dt_max, -dz_max]), jnp.array([dt_max, dz_max]))
-            new = jnp.array([u[0] + step[0], jnp.clip(u[1] + step[1], -half, half)])
+            new = jnp.stack([u[0] + step[0], jnp.clip(u[1] + step[1], -half, half)]).astype(u.dtype)
             r = self.radius_at(new[0], new[1])
             moved = jnp.sqrt((r * (new[0] - u[0])) ** 2 + (new[1] - u[1]) ** 2)
-            return new, moved
+            return k + 1, new, moved.astype(u.dtype)
 
         th0 = jnp.arctan2(hint[1], hint[0])
-        u0 = jnp.array([th0, jnp.clip(hint[2], -half, half)])
-        u, last = jax.lax.fori_loop(0, steps, body, (u0, jnp.array(jnp.inf, dtype=d.dtype)))
+        u0 = jnp.stack([th0, jnp.clip(hint[2], -half, half)]).astype(d.dtype)
+        # bounded: at most ``steps`` steps, stopping once a step moves the point by no more than tol
+        _, u, last = jax.lax.while_loop(
+            lambda c: (c[0] < steps) & (c[2] > tol), body, (jnp.array(0), u0, jnp.array(jnp.inf, dtype=d.dtype))
+        )
         H = hess(u)
         gr = grad(u)
         at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) >= 0)

@@ -70,7 +70,9 @@ __all__ = [
     "build_confinement",
     "build_centre_confinement",
     "held_step",
+    "first_pass",
     "choose_points",
+    "refine_points",
     "pgs",
     "advance_pose",
     "rows_at",
@@ -84,6 +86,8 @@ PROJECTION_SWEEPS = 24
 """Sweeps of the projection after the step (a fixed count)."""
 PROJECTION_ITERATIONS = 3
 """How many times the projection re-linearises the held points' gaps at the pose it reached (a fixed count)."""
+REFINE = 8
+"""Against a curved wall, how many times each projection iteration searches the second pass's points again."""
 MAX_STARTS = 8
 """The most search starts a group takes."""
 PROBES = 48
@@ -523,10 +527,16 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
     return Held(point, n, g, lever, mask, held_part, supported_pt, by_samples, short)
 
 
-def refine_points(spec: _Spec, x: Any, q: Any, held: Held) -> Any:
-    """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay)."""
+def refine_points(spec: _Spec, x: Any, q: Any, held: Held, points: Any = None, iterations: int = 1) -> Any:
+    """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay).
+
+    Against a curved wall the deepest point is where the support along the wall's
+    normal at that very point lands on it: a fixed point, reached here by
+    ``iterations`` repeats (on a flat wall one search at the pose is exact).
+    """
+    points = held.point if points is None else points
     if spec.mode != "hull" or not spec.any_support:
-        return held.point
+        return points
     R = rotation.matrix(q)
 
     def one(p, part, ok):
@@ -534,7 +544,10 @@ def refine_points(spec: _Spec, x: Any, q: Any, held: Held) -> Any:
         new, conv = _support(spec, part, -(R.T @ n0), p)
         return jnp.where(ok & conv, new, p)
 
-    return jax.vmap(one)(held.point, held.part, held.supported)
+    def again(_, pts):
+        return jax.vmap(one)(pts, held.part, held.supported)
+
+    return jax.lax.fori_loop(0, iterations, again, points)
 
 
 def _gram(n: Any, lever: Any, inv_m: Any, inv_I: Any) -> Any:
@@ -546,6 +559,20 @@ def _band(arrays: Mapping[str, Any], x: Any) -> Any:
     return CONTACT_ULPS * eps * (jnp.sqrt(jnp.sum(x * x)) + arrays["extent"] + arrays["margin"])
 
 
+def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: Mapping[str, Any], dt: Any):
+    """The first pass: ``(held, lambda, u, target, u_free, residual_per_sweep)`` at the step's start.
+
+    ``u`` is each held point's outward speed after the solve, ``target`` the least it may be.
+    """
+    x, q = state["position"], state["orientation"]
+    A = choose_points(spec, arrays, x, q)
+    K = _gram(A.normal, A.lever, 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"])
+    u_free = A.normal @ free["velocity"] + A.lever @ free["angular_velocity"]
+    target = -jnp.maximum(A.gap, 0.0) / dt
+    lam, u, hist = pgs(K, u_free, target, jnp.isfinite(A.gap), spec.sweeps)
+    return A, lam, u, target, u_free, hist
+
+
 def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: Mapping[str, Any], dt: Any):
     """One step of a body held by the confinement, from its free velocity solve.
 
@@ -555,16 +582,10 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
     """
     x, q = state["position"], state["orientation"]
     v_free, w_free = free["velocity"], free["angular_velocity"]
-    inv_me, inv_Ie = 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"]
-
-    # first pass: hold each group's point inside the velocity solve
-    A = choose_points(spec, arrays, x, q)
-    K = _gram(A.normal, A.lever, inv_me, inv_Ie)
-    u_free = A.normal @ v_free + A.lever @ w_free
-    target = -jnp.maximum(A.gap, 0.0) / dt
+    A, lam, u, target, u_free, hist = first_pass(spec, arrays, state, free, dt)
     active = jnp.isfinite(A.gap)
-    lam, u, hist = pgs(K, u_free, target, active, spec.sweeps)
     touch1 = jnp.any(lam > 0)
+    inv_me, inv_Ie = 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"]
     v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)
     w1 = jnp.where(touch1, w_free + (A.lever.T @ lam) * inv_Ie, w_free)
     residual = jnp.where(touch1, hist[-1], 0.0)
@@ -584,10 +605,12 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         h = choose_points(spec, arrays, xx, qq)  # the centre's row: no orientation read
         return h.normal, h.gap, h.lever
 
+    refine = 1 if spec.surface.flat else REFINE
+
     def project(_, carry):
-        xx, qq, mu_sum, any_projected = carry
+        xx, qq, mu_sum, any_projected, pB = carry
         # the second pass's support points follow the body's own deepest point as the projection turns it
-        pB = refine_points(spec, xx, qq, B)
+        pB = refine_points(spec, xx, qq, B, pB, refine)
         n2, g2, l2 = rows(xx, qq, pB)
         past = jnp.any(g2 < -_band(arrays, xx))
         K2 = _gram(n2, l2, inv_m, inv_I)
@@ -595,13 +618,13 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         go = past & jnp.any(mu > 0)
         xp = xx + (n2.T @ mu) * inv_m
         qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
-        return (jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go)
+        return (jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go, pB)
 
     k2 = masksAB.shape[0]
-    x2, q2, mu, projected = jax.lax.fori_loop(
-        0, PROJECTION_ITERATIONS, project, (x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False))
+    x2, q2, mu, projected, pB = jax.lax.fori_loop(
+        0, PROJECTION_ITERATIONS, project, (x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False), B.point)
     )
-    n2, g2, l2 = rows(x2, q2, refine_points(spec, x2, q2, B))
+    n2, g2, l2 = rows(x2, q2, pB)
     K2 = _gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed
     pushed = projected & (mu > 0)

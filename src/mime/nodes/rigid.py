@@ -92,7 +92,10 @@ class ConstantLoad(Load):
     """A constant world vector (a weight, a steady push)."""
 
     def __init__(self, vector: Any) -> None:
-        v = np.asarray(vector, dtype=np.float64)
+        try:
+            v = np.asarray(vector, dtype=np.float64)
+        except (TypeError, ValueError):
+            v = np.full(1, np.nan)
         if v.shape != (3,) or not np.all(np.isfinite(v)):
             raise ValidationError(f"ConstantLoad: vector = {vector!r} is not allowed; expected three finite numbers")
         self.vector = tuple(float(c) for c in v)
@@ -240,7 +243,10 @@ def _load_from_document(doc: Any) -> Load | None:
 # the node
 # ---------------------------------------------------------------------------------------
 def _vec(value: Any, n: int, argument: str) -> tuple[float, ...]:
-    v = np.asarray(value, dtype=np.float64)
+    try:
+        v = np.asarray(value, dtype=np.float64)
+    except (TypeError, ValueError):
+        v = np.full(1, np.nan)
     if v.shape != (n,) or not np.all(np.isfinite(v)):
         raise ValidationError(f"RigidInertialNode: {argument} = {value!r} is not allowed; expected {n} finite numbers")
     return tuple(float(c) for c in v)
@@ -321,7 +327,8 @@ class RigidInertialNode(Node):
         q = np.asarray(_vec(orientation, 4, "orientation"))
         if abs(np.linalg.norm(q) - 1.0) > 1e-6:
             raise ValidationError(f"RigidInertialNode: orientation = {orientation!r} is not allowed; expected a unit quaternion (w, x, y, z)")
-        q = q / np.linalg.norm(q)
+        if abs(np.linalg.norm(q) - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
+            q = q / np.linalg.norm(q)
         self.start = {
             "position": _vec(position, 3, "position"),
             "orientation": tuple(float(c) for c in q),
@@ -347,11 +354,15 @@ class RigidInertialNode(Node):
         return self.hull.extent
 
     def attach_confinement(self, confinement: Any) -> None:
-        """Hold ``confinement`` (from a contact's plan) inside this node's update; a second replaces none."""
-        if self.confinement is not None and self.confinement is not confinement:
+        """Hold ``confinement`` (from a contact's plan) inside this node's update.
+
+        Building the experiment again hands over a fresh one, which replaces it; the
+        experiment itself refuses a second contact on one body.
+        """
+        if not (hasattr(confinement, "spec") and hasattr(confinement, "jax_arrays")):
             raise ValidationError(
-                f"RigidInertialNode {self.name!r}: confinement = {confinement!r} is not allowed; the body already holds "
-                f"one (one contact per body)"
+                f"RigidInertialNode {self.name!r}: confinement = {confinement!r} is not allowed; expected what "
+                f"Contact.plan builds (mime.interactions._projection.Confinement)"
             )
         self.confinement = confinement
 

@@ -13,7 +13,7 @@ positive on the free side, the side it faces) and its outward normal ``n(x)``
 >>> import jax.numpy as jnp
 >>> tube = Tube(radius=1.0)
 >>> d, n = tube.inner_surface.distance_and_normal(jnp.array([0.0, 0.25, 0.0]))
->>> float(d), n.tolist()
+>>> float(d), [float(c) + 0.0 for c in n]
 (0.75, [0.0, -1.0, 0.0])
 """
 

@@ -1,0 +1,178 @@
+"""The penalty rung of ``Contact``: a spring at every hull point past the surface.
+
+A point at signed distance ``phi`` from the surface (m, positive on the free side)
+overlaps it by ``delta = max(0, -phi)``. While it overlaps, it takes a force along
+the surface's outward normal ``n``::
+
+    f = max(0, k delta - c dphi/dt)      (N; k in N/m, c in N s/m)
+
+zero otherwise: a linear spring on the overlap with an optional dashpot, which
+may push but never pull (the force is clipped at zero as the point leaves). The
+forces are summed into the body's applied wrench about its centre ``x_c``::
+
+    F = sum_i f_i n_i,      tau = sum_i (p_i - x_c) x f_i n_i
+
+Every function here is pure JAX (traceable under ``jit``, ``grad``, ``vmap``).
+The frozen-mode analysis of these springs is ``maddening.analysis.contact_modes``.
+
+>>> import jax.numpy as jnp
+>>> from mime.scene import Plane
+>>> points = jnp.array([[-0.1, 0.0, -1e-4], [0.1, 0.0, 1e-4]])
+>>> F, tau = penalty_wrench(points, jnp.zeros((2, 3)), jnp.zeros(3), Plane(), 1e5)
+>>> [round(float(c), 9) for c in F], [round(float(c), 9) for c in tau]
+([0.0, 0.0, 10.0], [0.0, 1.0, 0.0])
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any, Callable
+
+import jax.numpy as jnp
+import numpy as np
+
+from mime.errors import ValidationError
+
+__all__ = [
+    "PenaltyPlan",
+    "normal_force",
+    "penalty_forces",
+    "penalty_wrench",
+    "plan_penalty",
+]
+
+
+def normal_force(gap: Any, gap_rate: Any, stiffness: Any, damping: Any = 0.0) -> Any:
+    """The normal force (N) of a penalty spring on a gap ``gap`` (m) closing at ``-gap_rate`` (m/s).
+
+    ``f = max(0, k max(0, -gap) - c gap_rate)`` where ``gap < 0``, and 0 elsewhere.
+
+    >>> float(normal_force(-2e-4, 0.0, 1e5)), float(normal_force(1e-4, -1.0, 1e5, 10.0))
+    (20.0, 0.0)
+    """
+    gap = jnp.asarray(gap)
+    overlap = jnp.maximum(-gap, 0.0)
+    spring = stiffness * overlap - damping * gap_rate
+    return jnp.where(gap < 0, jnp.maximum(spring, 0.0), 0.0)
+
+
+def penalty_forces(points: Any, velocities: Any, surface: Any, stiffness: Any, damping: Any = 0.0) -> tuple[Any, Any, Any]:
+    """Per point: ``(forces (n, 3) N, normal forces (n,) N, gaps (n,) m)``.
+
+    Args:
+        points: World positions of the hull points, ``(n, 3)``, m.
+        velocities: Their world velocities, ``(n, 3)``, m/s.
+        surface: Anything with ``distance_and_normal(x) -> (phi, n)`` (a ``mime.scene`` surface).
+        stiffness: ``k``, N/m (a number, or one per point).
+        damping: ``c``, N s/m (a number, or one per point).
+    """
+    phi, normal = surface.distance_and_normal(points)
+    phi = jnp.reshape(phi, points.shape[:-1])
+    normal = jnp.broadcast_to(normal, points.shape)
+    rate = jnp.sum(velocities * normal, axis=-1)
+    f = normal_force(phi, rate, stiffness, damping)
+    return f[..., None] * normal, f, phi
+
+
+def penalty_wrench(points: Any, velocities: Any, center: Any, surface: Any, stiffness: Any,
+                   damping: Any = 0.0) -> tuple[Any, Any]:
+    """The penalty forces summed into a wrench about ``center``: ``(F (3,) N, tau (3,) N m)``, world frame."""
+    forces, _, _ = penalty_forces(points, velocities, surface, stiffness, damping)
+    arms = points - center
+    return jnp.sum(forces, axis=0), jnp.sum(jnp.cross(arms, forces), axis=0)
+
+
+def _positive(name: str, value: Any, allowed: str) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
+        raise ValidationError(f"plan_penalty: {name} = {value!r} is not allowed; expected {allowed}")
+    return float(value)
+
+
+@dataclass(eq=False)
+class PenaltyPlan:
+    """What the penalty rung hands a rigid body: its hull points and the springs on them.
+
+    ``force(t, state)`` and ``torque(t, state)`` are applied loads in the world frame
+    (the signature of ``mime.nodes.RigidInertialNode``'s loads); :meth:`hand_over`
+    adds them to the body's own loads and :meth:`take_back` restores those.
+    """
+
+    points: np.ndarray
+    stiffness: float
+    damping: float
+    surface: Any
+    _saved: tuple | None = None
+
+    def _world(self, state: Any) -> tuple[Any, Any]:
+        from mime.geometry import rotation
+
+        R = rotation.matrix(state["orientation"])
+        arms = jnp.asarray(self.points, dtype=state["position"].dtype) @ R.T
+        w_world = R @ state["angular_velocity"]
+        return state["position"] + arms, state["velocity"] + jnp.cross(w_world, arms)
+
+    def wrench(self, t: Any, state: Any) -> tuple[Any, Any]:
+        """``(F, tau)`` on the body at ``state``, world frame, about its centre."""
+        p, v = self._world(state)
+        return penalty_wrench(p, v, state["position"], self.surface, self.stiffness, self.damping)
+
+    def force(self, t: Any, state: Any) -> Any:
+        return self.wrench(t, state)[0]
+
+    def torque(self, t: Any, state: Any) -> Any:
+        return self.wrench(t, state)[1]
+
+    def hand_over(self, body: Any) -> None:
+        """Deliver the springs into ``body``'s applied wrench (its ``force`` and ``torque`` loads)."""
+        if self._saved is not None:
+            raise ValidationError("PenaltyPlan.hand_over: plan = this plan is already handed over; take it back first")
+        self._saved = (body, body.force, body.torque)
+        body.force = _Plus(body.force, self.force)
+        body.torque = _Plus(body.torque, self.torque)
+
+    def take_back(self) -> None:
+        """Restore the body's own loads."""
+        if self._saved is not None:
+            body, force, torque = self._saved
+            body.force, body.torque = force, torque
+            self._saved = None
+
+
+class _Plus:
+    """``first(t, state) + second(t, state)`` (``first`` may be ``None``); hashable by identity."""
+
+    def __init__(self, first: Callable | None, second: Callable) -> None:
+        self.first, self.second = first, second
+
+    def __call__(self, t: Any, state: Any) -> Any:
+        out = self.second(t, state)
+        return out if self.first is None else out + jnp.asarray(self.first(t, state), dtype=out.dtype)
+
+
+def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 0.0,
+                 points: Any = None, spacing: float | None = None) -> PenaltyPlan:
+    """Plan the penalty rung for a rigid body against a fixed surface (SI floats).
+
+    Args:
+        body: A ``mime.nodes.RigidInertialNode`` (its hull is sampled unless ``points`` is given).
+        surface: A ``mime.scene`` surface.
+        stiffness: ``k`` per point, N/m (> 0).
+        damping: ``c`` per point, N s/m (>= 0).
+        points: Body-frame contact points, ``(n, 3)`` m; by default the hull's samples.
+        spacing: Sampling spacing of the hull, m (needed without ``points``).
+    """
+    k = _positive("stiffness", stiffness, "a stiffness > 0 (N/m)")
+    if k == 0:
+        raise ValidationError(f"plan_penalty: stiffness = {stiffness!r} is not allowed; expected a stiffness > 0 (N/m)")
+    c = _positive("damping", damping, "a damping >= 0 (N s/m)")
+    if not callable(getattr(surface, "distance_and_normal", None)):
+        raise ValidationError(f"plan_penalty: surface = {surface!r} is not allowed; expected a mime.scene surface")
+    if points is None:
+        if spacing is None or not spacing > 0:
+            raise ValidationError(f"plan_penalty: spacing = {spacing!r} is not allowed; expected a spacing > 0 (m) when no points are given")
+        points = body.hull.sample(float(spacing))[0]
+    pts = np.asarray(points, dtype=np.float64)
+    if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
+        raise ValidationError(f"plan_penalty: points = {points!r} is not allowed; expected finite body-frame points of shape (n, 3), m")
+    return PenaltyPlan(points=pts, stiffness=k, damping=c, surface=surface)

@@ -1,0 +1,64 @@
+"""maddening.analysis.stability: limits, amplification and frequency measured from the integrators."""
+
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import maddening
+from maddening.analysis import amplification, numerical_frequency, spectral_radius, stability_limit, step_matrix
+
+
+def test_limits():
+    assert stability_limit("central_difference") == pytest.approx(2.0, abs=1e-8)
+    assert stability_limit("euler") == 0.0
+    assert stability_limit("backward_euler") == math.inf
+    assert stability_limit("trapezoidal") == math.inf
+
+
+@settings(max_examples=20, deadline=None)
+@given(z=st.floats(0.01, 50.0))
+def test_magnitudes_match_closed_forms(z):
+    assert spectral_radius("euler", z) == pytest.approx(math.sqrt(1 + z * z), rel=1e-12)
+    assert spectral_radius("backward_euler", z) == pytest.approx(1 / math.sqrt(1 + z * z), rel=1e-12)
+    assert spectral_radius("trapezoidal", z) == pytest.approx(1.0, abs=1e-12)
+
+
+@settings(max_examples=20, deadline=None)
+@given(z=st.floats(0.01, 1.99), omega=st.floats(1.0, 1e4))
+def test_numerical_frequencies_match_closed_forms(z, omega):
+    h = z / omega
+    assert numerical_frequency("central_difference", omega, h) == pytest.approx(2 * math.asin(z / 2) / h, rel=1e-9)
+    assert numerical_frequency("trapezoidal", omega, h) == pytest.approx(2 * math.atan(z / 2) / h, rel=1e-9)
+    assert numerical_frequency("backward_euler", omega, h) == pytest.approx(math.atan(z) / h, rel=1e-9)
+
+
+def test_seed_example_numbers():
+    assert numerical_frequency("central_difference", 1000.0, 1e-3) == pytest.approx(1047.2, abs=0.05)
+    assert numerical_frequency("trapezoidal", 1000.0, 1e-3) == pytest.approx(927.3, abs=0.05)
+    assert 1 - spectral_radius("backward_euler", 1.0) == pytest.approx(0.293, abs=5e-4)
+
+
+def test_repeated_root_at_the_edge():
+    eig = amplification("central_difference", 2.0).eigenvalues
+    np.testing.assert_allclose(eig, [-1.0, -1.0], atol=1e-7)
+    assert spectral_radius("central_difference", 2.01) > 1.05
+
+
+def test_array_z_shape():
+    a = amplification("trapezoidal", np.array([0.5, 1.0, 2.0]))
+    assert a.eigenvalues.shape == (3, 2) and a.magnitudes.shape == (3, 2)
+
+
+@pytest.mark.parametrize("call", [
+    lambda: stability_limit("rk4"),
+    lambda: step_matrix("euler", -1.0, 0.1),
+    lambda: step_matrix("euler", 1.0, float("nan")),
+    lambda: amplification("euler", 0.0),
+    lambda: step_matrix("euler", "1", 0.1),
+])
+def test_bad_input_raises_the_package_error(call):
+    with pytest.raises(maddening.ValidationError):
+        call()

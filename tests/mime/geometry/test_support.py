@@ -1,0 +1,158 @@
+"""Support queries against dense sampling; the screw's Newton search; sampling, shortfall and bad input."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from scipy.spatial import cKDTree
+
+from mime.errors import ValidationError
+from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Part, Screw, Sphere, cylinder_mesh, rotation
+
+CLOSED = [Sphere(1.0), Ellipsoid(1.0, 0.5, 2.0), Cylinder(0.5, 3.0), Capsule(0.5, 2.0)]
+SCREW = Screw(core_radius=1.0, thread_depth=0.25, pitch=1.0, length=4.0)
+
+
+def _directions(n=40, seed=0):
+    d = np.random.default_rng(seed).normal(size=(n, 3))
+    return d / np.linalg.norm(d, axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("g", CLOSED + [SCREW], ids=lambda g: type(g).__name__)
+def test_support_is_never_exceeded_by_dense_samples(g):
+    pts, _ = g.sample(0.05 * g.size / 4)
+    with jax.enable_x64(True):
+        sup = np.asarray(jax.jit(jax.vmap(g.support))(jnp.asarray(_directions())))
+    beyond = np.einsum("ij,kj->ik", _directions(), pts).max(axis=1) - np.einsum("ij,ij->i", _directions(), sup)
+    assert beyond.max() <= 1e-12 * g.size
+    # and the support is attained: a sample lies within the sampling's reach of it
+    assert beyond.min() > -0.04 * g.size
+
+
+def _on_surface(g, p):
+    if isinstance(g, Sphere):
+        return abs(np.linalg.norm(p) - g.radius)
+    if isinstance(g, Ellipsoid):
+        return abs(np.sum((p / np.array([g.a, g.b, g.c])) ** 2) - 1.0)
+    if isinstance(g, Cylinder):
+        return min(abs(np.hypot(p[0], p[1]) - g.radius), abs(abs(p[2]) - g.length / 2))
+    if isinstance(g, Capsule):
+        z = np.clip(p[2], -g.length / 2, g.length / 2)
+        return abs(np.linalg.norm(p - np.array([0, 0, z])) - g.radius)
+    if isinstance(g, Screw):
+        th = math.atan2(p[1], p[0])
+        r = g.core_radius + 0.5 * g.thread_depth * (1 + math.cos(g.k * p[2] - th))
+        return abs(np.hypot(p[0], p[1]) - r)
+
+
+@pytest.mark.parametrize("g", CLOSED + [SCREW], ids=lambda g: type(g).__name__)
+def test_support_lies_on_the_surface(g):
+    with jax.enable_x64(True):
+        sup = np.asarray(jax.jit(jax.vmap(g.support))(jnp.asarray(_directions(10, seed=1))))
+    for p in sup:
+        assert _on_surface(g, p) < 1e-12
+
+
+def test_sphere_and_capsule_supports_are_the_closed_forms():
+    d = np.array([0.3, -0.4, 0.866])
+    d /= np.linalg.norm(d)
+    with jax.enable_x64(True):
+        assert np.allclose(np.asarray(Sphere(2.0).support(jnp.asarray(d))), 2.0 * d, atol=1e-15)
+        c = Capsule(0.5, 2.0)
+        assert np.allclose(np.asarray(c.support(jnp.asarray(d))), np.array([0, 0, 1.0]) + 0.5 * d, atol=1e-15)
+        e = Ellipsoid(1.0, 2.0, 3.0)
+        a2 = np.array([1.0, 4.0, 9.0])
+        assert np.allclose(np.asarray(e.support(jnp.asarray(d))), a2 * d / np.sqrt(a2 @ (d * d)), atol=1e-15)
+
+
+def test_cylinder_and_capsule_hold_the_end_of_the_hint():
+    """Lying along a wall (a tie along a line), each end's group holds its own end."""
+    with jax.enable_x64(True):
+        d = jnp.array([0.0, -1.0, 0.0])
+        for g in (Cylinder(0.5, 3.0), Capsule(0.5, 3.0)):
+            lo, _ = g.support_near(d, jnp.array([0.0, -0.5, -1.0]))
+            hi, _ = g.support_near(d, jnp.array([0.0, -0.5, 1.0]))
+            assert float(lo[2]) == -1.5 and float(hi[2]) == 1.5
+            assert float(lo[1]) == -0.5 == float(hi[1]) if isinstance(g, Cylinder) else float(lo[1]) == -0.5
+
+
+def test_screw_newton_search_converges_within_its_bound_and_flags_a_short_bound():
+    with jax.enable_x64(True):
+        d = jnp.array([0.0, -1.0, 0.05])
+        p, ok = SCREW.support_near(d, jnp.array([0.1, -1.1, 0.3]))
+        assert bool(ok)
+        # a stationary point of g = R(theta, z) (d . e_r) + d_z z: the gradient vanishes there
+        th, z = math.atan2(float(p[1]), float(p[0])), float(p[2])
+        dn = np.asarray(d) / np.linalg.norm(np.asarray(d))
+        g = lambda u: SCREW.radius_at(u[0], u[1]) * (dn[0] * jnp.cos(u[0]) + dn[1] * jnp.sin(u[0])) + dn[2] * u[1]
+        grad = np.asarray(jax.grad(g)(jnp.array([th, z])))
+        assert np.all(np.abs(grad) < 1e-9) or abs(abs(z) - SCREW.length / 2) < 1e-15
+        short = Screw(1.0, 0.25, 1.0, 4.0, newton_steps=1)
+        _, ok1 = short.support_near(d, jnp.array([0.6, -0.6, 0.3]))
+        assert not bool(ok1)
+    assert SCREW.tolerance() == pytest.approx(math.sqrt(np.finfo(np.float64).eps) * SCREW.size)
+
+
+@pytest.mark.parametrize("g", [Box(2.0, 1.0, 0.5), cylinder_mesh(0.5, 2.0, 12)], ids=["box", "mesh"])
+def test_kinds_with_no_support_query_refuse_it_and_keep_their_shortfall(g):
+    assert not g.has_support
+    with pytest.raises(ValidationError, match="no support query"):
+        g.support(jnp.array([0.0, 0.0, 1.0]))
+    h = 0.1
+    pts, nrm = g.sample(h)
+    assert np.allclose(np.linalg.norm(nrm, axis=1), 1.0)
+    # random points of the surface lie within the stated shortfall of a sample
+    rng = np.random.default_rng(3)
+    if isinstance(g, Box):
+        q = rng.uniform(-0.5, 0.5, size=(5000, 3)) * np.array([g.x, g.y, g.z])
+        axis = rng.integers(0, 3, 5000)
+        q[np.arange(5000), axis] = np.sign(rng.uniform(-1, 1, 5000)) * np.array([g.x, g.y, g.z])[axis] / 2
+    else:
+        v, f = g.vertices, g.faces
+        u = rng.random((5000, 2))
+        u = np.where(u.sum(1, keepdims=True) > 1, 1 - u, u)
+        i = rng.integers(0, len(f), 5000)
+        a, b, c = v[f[i, 0]], v[f[i, 1]], v[f[i, 2]]
+        q = a + u[:, :1] * (b - a) + u[:, 1:] * (c - a)
+    assert cKDTree(pts).query(q)[0].max() <= g.shortfall(h) + 1e-12
+
+
+@pytest.mark.parametrize("g", CLOSED + [SCREW, Box(2.0, 1.0, 0.5)], ids=lambda g: type(g).__name__)
+def test_samples_lie_about_a_spacing_apart_and_within_the_size(g):
+    h = 0.1
+    pts, _ = g.sample(h)
+    nn = cKDTree(pts).query(pts, k=2)[0][:, 1]
+    assert nn.max() <= 1.6 * h
+    assert np.linalg.norm(pts, axis=1).max() <= g.size / 2 + 1e-12
+
+
+def test_hull_parts_size_and_extent():
+    h = Hull([Part(Sphere(1.0), position=(2.0, 0.0, 0.0)), Capsule(0.5, 1.0)])
+    assert h.size == pytest.approx(6.0)
+    assert h.has_hull and h.extent == pytest.approx(3.0)
+    bare = Hull(extent=0.3)
+    assert not bare.has_hull and bare.size is None and bare.radial_extent == 0.3
+    pts, _, part = h.sample(0.2)
+    assert set(np.unique(part)) == {0, 1}
+    turned = Part(Cylinder(0.5, 2.0), orientation=tuple(float(c) for c in rotation.about_axis(jnp.array([0.0, 1.0, 0.0]), math.pi / 2)))
+    p, _ = turned.sample(0.2)
+    assert np.abs(p[:, 0]).max() == pytest.approx(1.0)
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [
+        (lambda: Sphere(-1.0), "radius = -1.0"),
+        (lambda: Cylinder(1.0, float("nan")), "length = nan"),
+        (lambda: Screw(1.0, 0.1, 0.5, 2.0, newton_steps=0), "newton_steps = 0"),
+        (lambda: Hull(), "extent = None"),
+        (lambda: Hull([Sphere(1.0)], extent=1.0), "extent = 1.0"),
+        (lambda: Part(Sphere(1.0), orientation=(2.0, 0, 0, 0)), "orientation"),
+        (lambda: cylinder_mesh(1.0, 1.0, 2), "facets = 2"),
+    ],
+)
+def test_bad_input_is_a_validation_error_naming_the_argument(make, match):
+    with pytest.raises(ValidationError, match=match):
+        make()

@@ -1,0 +1,113 @@
+"""RigidInertialNode: the implicit velocity solve, exact free spin, loads, the Requires row, documents, bad input."""
+
+import math
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+from maddening.core import Node
+from mime.errors import ValidationError
+from mime.geometry import Capsule, Cylinder, Hull, Sphere, rotation
+from mime.interactions import Contact
+from mime.nodes import ConstantLoad, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
+from mime.nodes.rigid import free_solve
+
+
+def _body(**kw):
+    base = dict(mass=2.0, inertia=(1.0, 2.0, 3.0))
+    base.update(kw)
+    return RigidInertialNode(Sphere(0.1), **base)
+
+
+def test_is_a_maddening_node_that_meets_the_projection_rungs_requires_row():
+    b = _body()
+    assert isinstance(b, Node)
+    assert Contact.declared_rung("projection").requires[0].unmet(b) == []
+    assert RigidInertialNode.projects_confinement is True and "body.confinement" in RigidInertialNode.accepts
+
+
+def test_velocity_solve_is_backward_euler_in_the_drag():
+    b = _body(force=(1.0, 0.0, -2.0), translational_drag=0.5, rotational_drag=0.25, velocity=(1.0, 2.0, 3.0), angular_velocity=(0.0, 0.0, 1.0))
+    dt = 0.1
+    with jax.enable_x64(True):
+        s = b.initial_state()
+        out = free_solve(b._static(), b._params(), s, {}, dt)
+        v = np.asarray(out["velocity"])
+        w = np.asarray(out["angular_velocity"])
+    # m (v' - v) = dt (F - c v')
+    assert np.allclose(2.0 * (v - [1, 2, 3]), dt * (np.array([1.0, 0.0, -2.0]) - 0.5 * v), atol=1e-14)
+    assert np.allclose(np.array([1, 2, 3.0]) * (w - [0, 0, 1]), dt * (-0.25 * w), atol=1e-14)
+
+
+def test_a_symmetric_body_spinning_about_its_axis_keeps_its_spin_to_the_last_bit():
+    b = RigidInertialNode(Cylinder(0.1, 0.5), mass=1.0, inertia=(2.0, 2.0, 1.0), angular_velocity=(1e-3, -2e-3, 7.3))
+    from mime._simulate import run_body
+
+    s, _ = run_body(b, 1e-2, 200)
+    assert np.all(s["angular_velocity"][:, 2] == 7.3)
+
+
+def test_update_is_one_step_of_the_run():
+    b = _body(velocity=(0.1, 0.0, 0.0), angular_velocity=(0.0, 1.0, 0.0), torque=(0.0, 0.0, 0.5))
+    from mime._simulate import run_body
+
+    s, _ = run_body(b, 1e-3, 1)
+    with jax.enable_x64(True):
+        st = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in b.initial_state().items()}
+        new = b.update(st, {"time": 0.0}, 1e-3)
+        d = b.derivatives(st, None)
+    for k in s:
+        assert np.array_equal(np.asarray(new[k]), s[k][0])
+    # first order: (update - state) / dt approaches the derivatives
+    assert np.allclose((np.asarray(new["velocity"]) - np.asarray(st["velocity"])) / 1e-3, np.asarray(d["velocity"]), atol=1e-9)
+
+
+def test_rotating_field_torque_is_moment_cross_field():
+    load = RotatingFieldTorque(moment=(1.0, 0.0, 0.0), field=2.0, frequency=0.25, axis=(0.0, 0.0, 1.0))
+    with jax.enable_x64(True):
+        st = {"position": jnp.zeros(3), "orientation": jnp.array([1.0, 0.0, 0.0, 0.0])}
+        tau = np.asarray(load(1.0, st))  # a quarter turn: B along e2
+        B = np.asarray(RotatingFieldTorque.field_of({k: jnp.asarray(v) for k, v in load.parameters().items()}, 1.0))
+    assert np.allclose(tau, np.cross([1.0, 0, 0], B), atol=1e-15)
+    assert np.linalg.norm(B) == pytest.approx(2.0)
+
+
+def test_propulsion_thrust_follows_the_spin():
+    load = SumLoad(ConstantLoad((0.0, 0.0, -1.0)), PropulsionForce(0.5))
+    with jax.enable_x64(True):
+        st = {"position": jnp.zeros(3), "orientation": jnp.array([1.0, 0.0, 0.0, 0.0]), "angular_velocity": jnp.array([0.0, 0.0, 4.0])}
+        assert np.allclose(np.asarray(load(0.0, st)), [0.0, 0.0, 1.0])
+
+
+def test_document_round_trip_and_unsavable_callables():
+    b = RigidInertialNode(
+        Hull([Capsule(0.1, 0.3)]), mass=1.5, inertia=(1.0, 1.0, 0.5), position=(1.0, 2.0, 3.0),
+        force=ConstantLoad((0.0, 0.0, -1.0)), torque=RotatingFieldTorque((1.0, 0.0, 0.0), 1e-3, 5.0), name="umr",
+    )
+    again = RigidInertialNode.from_document(b.to_document(), b.to_arrays())
+    assert again.to_document() == b.to_document()
+    odd = _body(force=lambda t, s: jnp.zeros(3))
+    with pytest.raises(ValidationError, match="cannot be saved"):
+        odd.to_document()
+
+
+@pytest.mark.parametrize(
+    "kw, match",
+    [
+        ({"mass": 0.0}, "mass = 0.0"),
+        ({"inertia": (1.0, -1.0, 1.0)}, "inertia"),
+        ({"orientation": (1.0, 1.0, 0.0, 0.0)}, "orientation"),
+        ({"force": "up"}, "force = 'up'"),
+        ({"position": (0.0, 0.0)}, "position"),
+    ],
+)
+def test_bad_input(kw, match):
+    with pytest.raises(ValidationError, match=match):
+        _body(**kw)
+
+
+def test_a_confinement_must_be_a_contacts():
+    with pytest.raises(ValidationError, match="confinement"):
+        _body().attach_confinement(object())

@@ -1,0 +1,54 @@
+"""Surfaces: signed distance positive on the free side, normals pointing into it; bad input."""
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from mime.errors import ValidationError
+from mime.scene import Floor, Plane, Tube
+
+
+def test_floor_faces_up():
+    d, n = Floor(0.5).surface.distance_and_normal(jnp.array([[1.0, 2.0, 1.5], [0.0, 0.0, 0.0]]))
+    assert np.allclose(np.asarray(d), [1.0, -0.5]) and np.allclose(np.asarray(n), [[0, 0, 1.0]] * 2)
+
+
+def test_tube_inner_surface_faces_the_lumen_and_is_safe_on_the_axis():
+    tube = Tube(radius=2.0, axis=(0.0, 0.0, 1.0))
+    with jax.enable_x64(True):
+        d, n = tube.inner_surface.distance_and_normal(jnp.array([1.5, 0.0, 7.0]))
+        assert float(d) == 0.5 and np.allclose(np.asarray(n), [-1.0, 0.0, 0.0])
+        d0, n0 = tube.inner_surface.distance_and_normal(jnp.zeros(3))
+        assert float(d0) == 2.0 and np.all(np.isfinite(np.asarray(n0)))
+        g = jax.grad(lambda x: tube.inner_surface.distance(x))(jnp.zeros(3))
+        assert np.all(np.isfinite(np.asarray(g)))
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.floats(-3, 3), min_size=3, max_size=3))
+def test_distance_falls_along_the_outward_normal(x):
+    """Moving by t along -n lowers the signed distance by t (both surfaces are exact distances)."""
+    tube = Tube(radius=4.0)
+    with jax.enable_x64(True):
+        for s in (tube.inner_surface, Plane((0, 0, -1.0), (0, 1.0, 1.0))):
+            xv = jnp.asarray(x)
+            d, n = s.distance_and_normal(xv)
+            t = 0.01
+            assert float(s.distance(xv - t * n)) == pytest.approx(float(d) - t, abs=1e-9)
+
+
+def test_surfaces_are_equal_by_their_parameters():
+    assert Tube(1.0).inner_surface == Tube(1.0).inner_surface
+    assert hash(Floor().surface) == hash(Floor().surface)
+    assert Tube(1.0).inner_surface != Tube(2.0).inner_surface
+
+
+@pytest.mark.parametrize(
+    "make, match",
+    [(lambda: Tube(0.0), "radius = 0.0"), (lambda: Plane(normal=(0, 0, 0)), "normal"), (lambda: Tube(1.0, axis=(1, 2)), "axis")],
+)
+def test_bad_input(make, match):
+    with pytest.raises(ValidationError, match=match):
+        make()

@@ -1,6 +1,6 @@
 """Run a built experiment: each rigid body's steps under one jitted ``lax.scan``, in float64.
 
-``simulate(built, dt, steps)`` returns a :class:`mime.experiment.RunRecord`: per
+``simulate(built, dt, steps)`` returns a ``mime.experiment.RunRecord``: per
 step the times (the end of each step, s), the states (``position``,
 ``orientation``, ``velocity``, ``angular_velocity``; keys prefixed with the
 body's name and a dot when the experiment has several bodies), the contact

@@ -55,6 +55,8 @@ MARGIN = 1e-4
 """The seed's margin, ``mm(0.1)``, in metres."""
 DT = 1e-3
 """The step of every scenario, s."""
+STEPS = 300
+"""The steps of each scenario (one count, so that scenarios of one hull share a compiled scan)."""
 DENSITY = 1000.0
 """The bodies' density, kg/m^3 (water-like: a microrobot's scale)."""
 G = 9.81
@@ -119,8 +121,11 @@ def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float,
 
 
 def make_body(hull: Any, *, mass: float, name: str = "body", **kw: Any) -> RigidInertialNode:
-    """A body of the kind and ``mass`` (kg), its inertia from :func:`solid_inertia`."""
+    """A body of the kind and ``mass`` (kg), its inertia from ``solid_inertia``."""
     h = hull if isinstance(hull, Hull) else Hull([hull])
+    # a zero load rather than none, so that every scenario's step shares one compilation per hull
+    kw.setdefault("force", ConstantLoad((0.0, 0.0, 0.0)))
+    kw.setdefault("torque", ConstantLoad((0.0, 0.0, 0.0)))
     return RigidInertialNode(h, mass=mass, inertia=solid_inertia(h, mass), name=name, **kw)
 
 
@@ -183,7 +188,7 @@ class FreeRow:
     bitwise: bool
 
 
-def free_body_bitwise(steps: int = 150) -> list[FreeRow]:
+def free_body_bitwise(steps: int = STEPS) -> list[FreeRow]:
     """Each hull kind flying clear of the floor, with and without the contact: equal bit for bit?"""
     rows = []
     for name, g in _kinds():
@@ -256,7 +261,7 @@ def _axis_angle(orientations: np.ndarray) -> np.ndarray:
     return np.arccos(np.clip(np.abs(axes[:, 0]), 0.0, 1.0))
 
 
-def narrow_tube(steps: int = 300) -> dict[str, Any]:
+def narrow_tube(steps: int = STEPS) -> dict[str, Any]:
     """The long capsule turned across the narrow tube by a steady torque, under 0.1.0 and 0.4.0."""
     out: dict[str, Any] = {}
     for version in ("0.1.0", "0.4.0"):
@@ -303,7 +308,7 @@ class SpinRun:
         return float(self.spin[-1] / SPIN)
 
 
-def spin_on_floor(steps: int = 400) -> dict[str, SpinRun]:
+def spin_on_floor(steps: int = STEPS) -> dict[str, SpinRun]:
     """A smooth cylinder (held at its support) and a 24-sided mesh of it (held at its samples), spun on the floor."""
     out = {}
     for name, g in (("cylinder", SPIN_CYLINDER), ("mesh", SPIN_MESH)):
@@ -314,7 +319,7 @@ def spin_on_floor(steps: int = 400) -> dict[str, SpinRun]:
     return out
 
 
-def screw_spin_by_spacing(spacings: tuple[float, ...] = (2.0e-4, 1.5e-4, 1.0e-4, 0.7e-4), steps: int = 400) -> list[tuple[float, int, float]]:
+def screw_spin_by_spacing(spacings: tuple[float, ...] = (2.0e-4, 1.5e-4, 1.0e-4, 0.7e-4), steps: int = STEPS) -> list[tuple[float, int, float]]:
     """The screw held at its support, spun on the floor at several spacings: ``(spacing, samples, spin kept)``."""
     rows = []
     for h in spacings:
@@ -332,11 +337,34 @@ SHORT_CAPSULE = Capsule(radius=2.5e-4, length=1.31e-3)
 """1.81 mm in all: it cannot turn square across the tube within the margin, and jams nearly square."""
 
 
-def two_walls(steps: int = 250) -> dict[str, Any]:
-    """The short capsule turned by a torque until it jams across the tube, both ends pressed into the wall."""
-    from mime.interactions._projection import choose_points, pgs, _gram
+@partial(jax.jit, static_argnums=(0, 1))
+def _two_walls_rows(spec: Any, static: Any, params: Any, arrays: Any, state: Any):
+    from mime.interactions._projection import _gram, choose_points
     from mime.nodes.rigid import free_solve
 
+    free = free_solve(static, params, state, {"time": 0.0}, DT)
+    A = choose_points(spec, arrays, state["position"], state["orientation"])
+    K = _gram(A.normal, A.lever, 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"])
+    u0 = A.normal @ free["velocity"] + A.lever @ free["angular_velocity"]
+    return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap
+
+
+@partial(jax.jit, static_argnums=0)
+def _levers(spec: Any, arrays: Any, state: Any):
+    from mime.interactions._projection import choose_points
+
+    return choose_points(spec, arrays, state["position"], state["orientation"]).lever
+
+
+@jax.jit
+def _pgs40(K: Any, u0: Any, target: Any, active: Any):
+    from mime.interactions._projection import pgs
+
+    return pgs(K, u0, target, active, 40)[2]
+
+
+def two_walls(steps: int = STEPS) -> dict[str, Any]:
+    """The short capsule turned by a torque until it jams across the tube, both ends pressed into the wall."""
     mass = 1e-6
     body = make_body(
         SHORT_CAPSULE, mass=mass, name="capsule", orientation=_down(math.radians(60.0)),
@@ -348,19 +376,16 @@ def two_walls(steps: int = 250) -> dict[str, Any]:
     with jax.enable_x64(True):
         spec, arrays = body._confinement_parts()
         state = {k: jnp.asarray(v) for k, v in last.items()}
-        free = free_solve(body._static(), body._params(), state, {"time": 0.0}, DT)
-        A = choose_points(spec, arrays, state["position"], state["orientation"])
-        K = _gram(A.normal, A.lever, 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"])
-        u0 = A.normal @ free["velocity"] + A.lever @ free["angular_velocity"]
-        target = -jnp.maximum(A.gap, 0.0) / DT
+        point, K, u0, target, gap = _two_walls_rows(spec, body._static(), body._params(), arrays, state)
         # the two distinct rows (one per end)
-        ends = np.asarray(A.point)[:, 2] > 0
+        ends = np.asarray(point)[:, 2] > 0
         i, j = int(np.argmax(ends)), int(np.argmax(~ends))
-        K2 = K[jnp.array([i, j])][:, jnp.array([i, j])]
-        lam, u, hist = pgs(K2, u0[jnp.array([i, j])], target[jnp.array([i, j])], jnp.array([True, True]), 40)
+        pick = jnp.array([i, j])
+        K2 = K[pick][:, pick]
+        hist = np.asarray(_pgs40(K2, u0[pick], target[pick], jnp.array([True, True])))
         c = float(K2[0, 1] / jnp.sqrt(K2[0, 0] * K2[1, 1]))
-        hist = np.asarray(hist)
-        _, _, hist_all = pgs(K, u0, target, jnp.isfinite(A.gap), 40)
+        hist_all = np.asarray(_pgs40(K, u0, target, jnp.isfinite(gap)))
+        lever = float(np.max(np.linalg.norm(np.asarray(_levers(spec, arrays, state)), axis=1)))
     ratios = hist[1:] / hist[:-1]
     return {
         "coupling": c,
@@ -371,7 +396,7 @@ def two_walls(steps: int = 250) -> dict[str, Any]:
         "touching": r["touching"],
         "residual": r["contact_residual"],
         "angle": float(np.degrees(_axis_angle(s["orientation"][-1:])[0])),
-        "lever": float(np.max(np.linalg.norm(np.asarray(A.lever), axis=1))),
+        "lever": lever,
         "min_gap": float(capsule_tube_gaps(SHORT_CAPSULE, NARROW_TUBE, s["position"], s["orientation"]).min()),
     }
 
@@ -379,7 +404,7 @@ def two_walls(steps: int = 250) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 # 5. a hull-less body
 # ---------------------------------------------------------------------------------------
-def hullless_body(steps: int = 300) -> dict[str, Any]:
+def hullless_body(steps: int = STEPS) -> dict[str, Any]:
     """A body with no hull (extent 0.4 mm) and a ball of that radius, both dropped on the floor."""
     runs = {}
     for name, h in (("no hull", Hull(extent=4e-4)), ("sphere", Hull([Sphere(4e-4)]))):
@@ -405,7 +430,7 @@ def hullless_body(steps: int = 300) -> dict[str, Any]:
 ELLIPSOID = Ellipsoid(8e-4, 4e-4, 3e-4)
 
 
-def turning_ellipsoid(steps: int = 500) -> dict[str, Any]:
+def turning_ellipsoid(steps: int = STEPS) -> dict[str, Any]:
     """An ellipsoid lying on the floor, lightly pressed, tumbling end over end; its held point's path."""
     mass = 1e-6
     body = make_body(ELLIPSOID, mass=mass, name="ellipsoid", position=(0.0, 0.0, 3e-4 + MARGIN),
@@ -441,7 +466,7 @@ def turning_ellipsoid(steps: int = 500) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 # 7. flags
 # ---------------------------------------------------------------------------------------
-def support_short_screw(newton_steps: int = 1, steps: int = 60) -> dict[str, Any]:
+def support_short_screw(newton_steps: int = 1, steps: int = STEPS) -> dict[str, Any]:
     """The spinning screw on the floor with its Newton search bounded at ``newton_steps``: support_short raises."""
     g = Screw(SPIN_SCREW.core_radius, SPIN_SCREW.thread_depth, SPIN_SCREW.pitch, SPIN_SCREW.length, newton_steps=newton_steps)
     body = _spinner(g, g.outer_radius, "screw")
@@ -450,7 +475,7 @@ def support_short_screw(newton_steps: int = 1, steps: int = 60) -> dict[str, Any
     return {"support_short": r["support_short"], "touching": r["touching"]}
 
 
-def touching_is_force(steps: int = 200) -> dict[str, Any]:
+def touching_is_force(steps: int = STEPS) -> dict[str, Any]:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
     from mime.nodes.rigid import step
 

@@ -1,10 +1,10 @@
 """Hull geometry: the kinds a body's hull is made of, and the hull itself.
 
-- with a closed-form support query: :class:`Sphere`, :class:`Ellipsoid`,
-  :class:`Cylinder`, :class:`Capsule`;
-- with a support found by Newton's steps on its own surface: :class:`Screw`;
-- with no support query, held at their samples: :class:`Box`, :class:`Mesh`;
-- :class:`Part` places a kind in a body's frame, :class:`Hull` gathers parts
+- with a closed-form support query: ``Sphere``, ``Ellipsoid``,
+  ``Cylinder``, ``Capsule``;
+- with a support found by Newton's steps on its own surface: ``Screw``;
+- with no support query, held at their samples: ``Box``, ``Mesh``;
+- ``Part`` places a kind in a body's frame, ``Hull`` gathers parts
   (or none, and an extent).
 
 Every kind samples its surface at a spacing, states its ``size`` and, for the
@@ -21,7 +21,7 @@ from mime.geometry import rotation
 KIND_CLASSES: dict[str, type] = {
     c.kind: c for c in (Sphere, Ellipsoid, Cylinder, Capsule, Screw, Box, Mesh)
 }
-"""Each kind's class by its name (``"capsule"`` -> :class:`Capsule`)."""
+"""Each kind's class by its name (``"capsule"`` -> ``Capsule``)."""
 
 
 def _register() -> None:

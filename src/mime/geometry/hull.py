@@ -66,7 +66,7 @@ class Part:
 
 
 class Hull:
-    """A body's hull: ``parts`` (one or more :class:`Part` or bare kinds), or none and an ``extent``."""
+    """A body's hull: ``parts`` (one or more ``Part`` or bare kinds), or none and an ``extent``."""
 
     def __init__(self, parts: Sequence[Part | Geometry] = (), *, extent: float | None = None) -> None:
         made = []
@@ -172,7 +172,7 @@ class Hull:
 
 
 def as_hull(hull: Any) -> Hull:
-    """A :class:`Hull` from a Hull, a kind, a Part or a sequence of them."""
+    """A ``Hull`` from a Hull, a kind, a Part or a sequence of them."""
     if isinstance(hull, Hull):
         return hull
     if isinstance(hull, (Geometry, Part)):

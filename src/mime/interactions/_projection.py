@@ -1,7 +1,7 @@
 """The projection rung of ``Contact`` 0.4.0, and the centre hold of ``CentreContact`` 0.1.0.
 
 A *confinement* is what the contact's plan builds and the body's dynamics
-holds inside its own update. Built once (:func:`build_confinement`):
+holds inside its own update. Built once (``build_confinement``):
 
 1. the hull is sampled at ``spacing`` (body frame) and its samples are split into
    eight groups, the octants about their mean;
@@ -10,7 +10,7 @@ holds inside its own update. Built once (:func:`build_confinement`):
    are deepest among their neighbours are joined into connected places, and the
    most places any probe finds in the group is its count of starts.
 
-Each step (:func:`held_step`), with ``phi`` the surface's signed distance and
+Each step (``held_step``), with ``phi`` the surface's signed distance and
 ``n`` its outward normal, ``gap = phi - margin``:
 
 - *choosing*: each group's starts are its nearest sample and each next nearest

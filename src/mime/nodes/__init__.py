@@ -1,4 +1,4 @@
-"""MIME's dynamics nodes: :class:`RigidInertialNode` (a rigid body that holds a contact's
+"""MIME's dynamics nodes: ``RigidInertialNode`` (a rigid body that holds a contact's
 confinement in its own update) and its applied loads."""
 
 from mime.nodes.rigid import (

@@ -209,7 +209,7 @@ class SumLoad(Load):
 
 
 def as_load(value: Any, argument: str) -> Load | Callable | None:
-    """``None``, a :class:`Load`, a callable ``(t, state) -> vector``, or a constant 3-vector."""
+    """``None``, a ``Load``, a callable ``(t, state) -> vector``, or a constant 3-vector."""
     if value is None or isinstance(value, Load):
         return value
     if callable(value):
@@ -555,7 +555,7 @@ def step(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[st
 
 @partial(jax.jit, static_argnames=("static", "spec"))
 def step_jit(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[str, Any], state: Mapping[str, Any], t: Any, dt: Any):
-    """:func:`step` jitted, at time ``t`` (the Python-loop baseline of the bench)."""
+    """``step`` jitted, at time ``t`` (the Python-loop baseline of the bench)."""
     return step(static, spec, params, arrays, state, {"time": t}, dt)
 
 

@@ -1,5 +1,5 @@
-"""Fixed structures and their surfaces: :class:`Tube` (its ``inner_surface`` faces the lumen),
-:class:`Floor` (its ``surface`` faces up) and :class:`Plane`.
+"""Fixed structures and their surfaces: ``Tube`` (its ``inner_surface`` faces the lumen),
+``Floor`` (its ``surface`` faces up) and ``Plane``.
 
 Each surface gives a signed distance, positive on its free side, and the outward
 normal pointing into that side.

@@ -4,9 +4,9 @@ A surface gives, at a world point ``x`` (m), its signed distance ``phi(x)`` (m,
 positive on the free side, the side it faces) and its outward normal ``n(x)``
 (a unit vector pointing into the free side), both traceable by JAX:
 
-- :class:`Plane` through ``point`` facing ``normal``: ``phi = (x - p) . n``;
-- :class:`Floor` at ``height``: its ``surface`` is the plane facing up (``+z``);
-- :class:`Tube` of ``radius`` about an axis: its ``inner_surface`` faces the
+- ``Plane`` through ``point`` facing ``normal``: ``phi = (x - p) . n``;
+- ``Floor`` at ``height``: its ``surface`` is the plane facing up (``+z``);
+- ``Tube`` of ``radius`` about an axis: its ``inner_surface`` faces the
   lumen, ``phi = radius - rho`` where ``rho`` is the distance from the axis, and
   ``n = -e_rho`` points back towards the axis.
 

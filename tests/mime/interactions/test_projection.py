@@ -10,11 +10,11 @@ from mime.errors import ValidationError
 
 @pytest.fixture(scope="module")
 def tube_runs():
-    return demos.narrow_tube(steps=200)
+    return demos.narrow_tube()
 
 
 def test_free_body_is_bitwise_the_free_body_for_every_kind():
-    rows = demos.free_body_bitwise(steps=40)
+    rows = demos.free_body_bitwise()
     assert [r.kind for r in rows] == ["sphere", "ellipsoid", "cylinder", "capsule", "screw", "box", "mesh", "no hull"]
     for r in rows:
         assert r.bitwise and not r.touched and r.nearest > 0, r
@@ -33,27 +33,27 @@ def test_holding_the_centre_in_the_040_path_fails_the_narrow_tube_claim(monkeypa
         return _projection.build_centre_confinement(margin=margin, rule=rule, body=body, surface=surface)
 
     monkeypatch.setattr(_projection, "build_confinement", centre)
-    runs = demos.narrow_tube(steps=200)
+    runs = demos.narrow_tube()
     with pytest.raises(specbook.ClaimError, match="narrow_tube_040_keeps_margin"):
         specbook.claim("narrow_tube_040_keeps_margin", runs["0.4.0"].min_gap.min(), 0.0, atol=demos.KEEP_ATOL, unit="m")
 
 
 def test_spin_on_the_floor_kept_by_support_lost_by_samples():
-    runs = demos.spin_on_floor(steps=300)
+    runs = demos.spin_on_floor()
     assert np.all(runs["cylinder"].spin == demos.SPIN) and runs["cylinder"].touching.all()
     assert not runs["cylinder"].held_by_samples.any()
     assert runs["mesh"].kept < demos.MOST and runs["mesh"].held_by_samples.any()
 
 
 def test_screw_spin_loss_is_nearly_flat_in_the_spacing():
-    rows = demos.screw_spin_by_spacing(spacings=(1.5e-4, 1.0e-4), steps=300)
+    rows = demos.screw_spin_by_spacing(spacings=(1.5e-4, 1.0e-4))
     kept = [k for _, _, k in rows]
     assert max(kept) - min(kept) <= demos.SCREW_FLATNESS
     assert all(k > demos.MOST for k in kept)
 
 
 def test_two_walls_converge_by_c_squared_a_sweep_and_flag_unconverged():
-    r = demos.two_walls(steps=200)
+    r = demos.two_walls()
     assert abs(r["coupling"]) > 0.9
     assert np.allclose(r["ratios"][:20], r["coupling"] ** 2, rtol=1e-6)
     assert r["unconverged"].any()
@@ -62,26 +62,26 @@ def test_two_walls_converge_by_c_squared_a_sweep_and_flag_unconverged():
 
 
 def test_hullless_body_is_held_as_a_sphere_of_its_extent():
-    r = demos.hullless_body(steps=200)
+    r = demos.hullless_body()
     assert abs(r["min_gap"]) <= demos.KEEP_ATOL and r["touching_steps"] > 0
     assert r["difference"] <= 1e-12
 
 
 def test_touching_point_moves_continuously_on_a_turning_ellipsoid():
-    r = demos.turning_ellipsoid(steps=300)
+    r = demos.turning_ellipsoid()
     assert r["off_support"] <= 1e-15
     assert r["worst_move_over_bound"] <= 1.0 + 1e-9
 
 
 def test_support_short_raises_where_the_screws_search_is_cut_short():
-    r = demos.support_short_screw(newton_steps=1, steps=30)
+    r = demos.support_short_screw(newton_steps=1)
     assert r["support_short"].any()
-    ok = demos.support_short_screw(newton_steps=16, steps=30)
+    ok = demos.support_short_screw(newton_steps=16)
     assert not ok["support_short"].any()
 
 
 def test_touching_marks_exactly_the_steps_with_a_force():
-    r = demos.touching_is_force(steps=150)
+    r = demos.touching_is_force()
     assert r["touching"].any() and not r["touching"].all()
     assert np.array_equal(r["touching"], r["changed"])
     assert np.array_equal(r["touching"], r["forced"])
@@ -98,13 +98,13 @@ def test_spacing_rules():
 def test_the_seeds_helical_microrobot_runs_saves_and_loads(tmp_path):
     from mime import Experiment
 
-    r = demos.helical_microrobot(steps=120)
+    r = demos.helical_microrobot(steps=600)
     rec = r["record"]
     assert rec.flags["touching"].any() and rec.states["position"][-1, 0] > 0
     r["experiment"].save(tmp_path / "umr")
     again = Experiment.load(tmp_path / "umr")
     assert again.document_text() == r["experiment"].document_text()
-    rec2 = again.run(dt=demos.DT, steps=120)
+    rec2 = again.run(dt=demos.DT, steps=600)
     assert all(np.array_equal(rec2.states[k], rec.states[k]) for k in rec.states)
 
 

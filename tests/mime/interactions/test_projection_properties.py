@@ -1,6 +1,7 @@
 """Invariants of the held step over random poses and speeds; 0.1.0 never reads the orientation; determinism."""
 
 import math
+import os
 
 import jax
 import jax.numpy as jnp
@@ -49,7 +50,7 @@ def _start(name, q, speed, direction):
     return {"position": x, "orientation": np.asarray(q), "velocity": speed * d, "angular_velocity": 50.0 * d[::-1]}
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("MIME_HYPOTHESIS_EXAMPLES", "15")), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(
     name=st.sampled_from(sorted(BODIES)),
     q=st.lists(st.floats(-1, 1), min_size=4, max_size=4).filter(lambda v: np.linalg.norm(v) > 0.1),

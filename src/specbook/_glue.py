@@ -56,25 +56,25 @@ def _glue_raw(key: str, value: Any) -> None:
     _myst_glue(key, value, display=False)
 
 
-def glue(key: str, value: Any) -> Any:
-    """Glue a measured value that is not itself a claim; returns what was glued.
+def glue(key: str, value: Any) -> None:
+    """Glue a measured value that is not itself a claim.
 
     Numbers are converted with :func:`as_float`; strings, figures and other
-    objects are glued as they are.
+    objects are glued as they are. It returns nothing, so a cell that ends with
+    a glue shows no stray output.
 
     >>> glue("steps", 100)
-    100.0
     """
     if not isinstance(key, str) or not key.isidentifier():
         raise ValueError(f"key must be an identifier-like string, got {key!r}")
     if isinstance(value, str) or not _is_scalar(value):
         _glue_raw(key, value)
-        return value
+        return None
     number = as_float(value, name=key)
     if math.isnan(number):
         raise ValueError(f"glue {key!r}: the value is NaN; a page never shows a NaN")
     _glue_raw(key, number)
-    return number
+    return None
 
 
 def _is_scalar(value: Any) -> bool:

@@ -79,7 +79,7 @@ class Geometry:
     axisymmetric: ClassVar[bool] = False
     """A body of revolution about its own ``z`` axis: the normal at every support point meets the axis."""
     centred_point: ClassVar[bool] = False
-    """A ball about its origin: the normal at every surface point passes through the centre."""
+    """Whether the hull is a ball about its origin (every surface normal passes through the centre)."""
 
     @property
     def size(self) -> float:  # pragma: no cover - every kind overrides

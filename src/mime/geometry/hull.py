@@ -102,7 +102,7 @@ class Hull:
 
     @property
     def extent(self) -> float:
-        """How far the body reaches from its centre, m: the declared extent, or half the size."""
+        """Return how far the body reaches from its centre, in metres (the declared extent, or half the size)."""
         return self._extent if self._extent is not None else self.size / 2  # type: ignore[operator]
 
     @property

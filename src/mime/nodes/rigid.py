@@ -295,7 +295,7 @@ class RigidInertialNode(Node):
     projects_confinement: ClassVar[bool] = True
     """The dynamics holds a confinement in its own update (the projection rung's Requires row)."""
     accepts: ClassVar[tuple[str, ...]] = ("body.confinement",)
-    """Inputs it accepts: a contact's confinement."""
+    """The inputs this dynamics accepts (a contact's confinement)."""
 
     def __init__(
         self,

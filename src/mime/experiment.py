@@ -496,7 +496,7 @@ class Experiment:
                 rwhere = f"{where}.roles.{role}"
                 if not isinstance(ref, dict) or "thing" not in ref or set(ref) - {"thing", "attribute"}:
                     raise DocumentError(f"{path}: {rwhere} = {ref!r}; expected {{'thing': id}} or {{'thing': id, 'attribute': name}}")
-                if ref["thing"] not in experiment._things:
+                if not isinstance(ref["thing"], str) or ref["thing"] not in experiment._things:
                     raise DocumentError(
                         f"{path}: {rwhere}: thing {ref['thing']!r} is not among things "
                         f"({', '.join(experiment._things) or 'none'})"

@@ -62,12 +62,19 @@ class PointElement:
         self.label = label
         self.states: dict[str, np.ndarray] = {}
         for name, value in states.items():
+            allowed = f"PointElement {label!r}: state {name} must be a real scalar or vector, got {value!r}"
             try:
-                array = np.asarray(value, dtype=np.float64)
+                raw = np.asarray(value)
             except (TypeError, ValueError):
-                raise ValidationError(
-                    f"PointElement {label!r}: state {name} must be a real scalar or vector, got {value!r}"
-                ) from None
+                raise ValidationError(allowed) from None
+            if raw.dtype.kind not in "biuf" or raw.dtype.kind == "b":  # no text, complex or objects
+                if raw.dtype.kind != "O":
+                    raise ValidationError(allowed)
+                try:
+                    raw = np.asarray(value, dtype=np.float64)
+                except (TypeError, ValueError):
+                    raise ValidationError(allowed) from None
+            array = raw.astype(np.float64)
             if array.ndim > 1:
                 raise ValidationError(
                     f"PointElement {label!r}: state {name} must be a scalar or a vector, got shape {array.shape}"

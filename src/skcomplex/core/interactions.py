@@ -184,5 +184,10 @@ class CrossingInteraction(Interaction):
                 f"{owner}: {name} must return one {'condition' if boolean else 'number'}, "
                 f"got shape {value.shape}"
             )
+        if value.dtype.kind not in "biuf":
+            raise ValidationError(
+                f"{owner}: {name} must return a real {'condition' if boolean else 'number'}, "
+                f"got {value.item()!r}"
+            )
         if not boolean and not np.isfinite(value.astype(float)).all():
             raise ValidationError(f"{owner}: {name} must be finite at the initial state, got {value.item()!r}")

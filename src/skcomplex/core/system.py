@@ -33,6 +33,9 @@ class System:
         interactions: Sequence[Interaction],
         space: ContinuousSpace,
     ) -> None:
+        for argument, items in (("elements", elements), ("interactions", interactions)):
+            if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
+                raise ValidationError(f"System: {argument} must be a sequence, got {items!r}")
         elements = list(elements)
         interactions = list(interactions)
         for element in elements:

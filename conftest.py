@@ -99,6 +99,8 @@ if jupytext is not None:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    if exitstatus != 0:
+        return  # a failed run (a mutation test's, an author's) is no record of what the pages glue
     root = Path(__file__).resolve().parent
     for path, glue in _PAGE_GLUE.items():
         try:

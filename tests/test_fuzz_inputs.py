@@ -74,26 +74,7 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Defects this test found, reported to the lead (file:function, the input, what happens).
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
-FINDINGS: dict[str, str] = {
-    "F-MD-3": "maddening/core/node.py:Node.resolve_params (BallNode.update params=...): injected values are never checked: "
-              "params={'gravity': nan} returns a NaN state, {'gravity': 'a'} a bare JAX TypeError",
-    "F-MD-5": "maddening/verification/mms.py:mms_error accepts steps=True and t_final=True (bools are ints); "
-              "t_final=inf raises ValidationError naming dt (from BallNode.update), not t_final",
-    "F-MD-6": "maddening/nodes/ball.py:BallNode.update does not check state or boundary-input values: "
-              "position=nan returns a NaN state silently, table_position=nan is ignored silently, "
-              "'a' raises a bare JAX TypeError",
-    "F-MI-2": "mime/nodes/rigid.py:_vec (RigidInertialNode position, velocity, angular_velocity; inertia "
-              "and orientation are now checked) and ConstantLoad(vector): text such as 'abc' raises a bare ValueError and a complex "
-              "component a bare TypeError from float(); ['0', '0', '0'] is accepted as numbers",
-    "F-MI-3": "mime/nodes/rigid.py:RigidInertialNode.__init__ calls float(translational_drag) / "
-              "float(rotational_drag) before any check: None, '0.1', [1.0, 2.0] raise a bare TypeError/ValueError",
-    "F-MI-5": "mime/nodes/rigid.py:RigidInertialNode(translational_drag=nan or -1.0) raises "
-              "maddening.ValidationError (from maddening's ParamField.check, the node's base), which is not "
-              "mime.ValidationError: a mime user catching mime's documented error misses it",
-    "F-MI-4": "mime/geometry/convex.py:Sphere(radius='1.0') (or b'1') is accepted: the radius is parsed from text",
-
-
-}
+FINDINGS: dict[str, str] = {}
 
 
 def _finding(key: str) -> tuple:
@@ -173,13 +154,11 @@ def _maddening_cases() -> list[Case]:
         Case("maddening.BallNode.update(state)", lambda v: node.update(v, table, 0.01), "state",
              st.sampled_from([{}, {"position": 1.0}, {**state, "spin": 0.0}, None, [1.0, 0.0], "state"]), E),
         Case("maddening.BallNode.update(state values)", lambda v: node.update(v, table, 0.01), "state",
-             st.sampled_from([{"position": math.nan, "velocity": 0.0}, {"position": "a", "velocity": 0.0}]), E,
-             marks=_finding("F-MD-6")),
+             st.sampled_from([{"position": math.nan, "velocity": 0.0}, {"position": "a", "velocity": 0.0}]), E),
         Case("maddening.BallNode.update(boundary_inputs)", lambda v: node.update(state, v, 0.01),
              "boundary_inputs", st.sampled_from([{"table": 0.0}, [0.0], "table_position", 0.0]), E),
         Case("maddening.BallNode.update(boundary input values)", lambda v: node.update(state, v, 0.01),
-             "table_position", st.sampled_from([{"table_position": "a"}, {"table_position": math.nan}]), E,
-             marks=_finding("F-MD-6")),
+             "table_position", st.sampled_from([{"table_position": "a"}, {"table_position": math.nan}]), E),
         Case("maddening.BallNode.update(dt)", lambda v: node.update(state, table, v), "dt", bad_dt, E),
         Case("maddening.BallNode.update(dt=not a Python number)", lambda v: node.update(state, table, v), "dt",
              bad_dt_unchecked, E),
@@ -188,7 +167,7 @@ def _maddening_cases() -> list[Case]:
         Case("maddening.BallNode.update(params=not a mapping)", lambda v: node.update(state, table, 0.01, v),
              "params", st.sampled_from(["elasticity", 1.0, _Opaque(), [1.0, 2.0]]), E),
         Case("maddening.BallNode.update(params values)", lambda v: node.update(state, table, 0.01, v), "gravity",
-             st.sampled_from([{"gravity": math.nan}, {"gravity": "a"}]), E, marks=_finding("F-MD-3")),
+             st.sampled_from([{"gravity": math.nan}, {"gravity": "a"}]), E),
         Case("maddening.BallNode.derivatives(state)", lambda v: node.derivatives(v, table), "state",
              st.sampled_from([{}, {"velocity": 0.0}, None]), E),
         Case("maddening.integrate_node(method)", lambda v: md.integrate_node(node, state, table, 0.01, method=v),
@@ -211,10 +190,10 @@ def _maddening_cases() -> list[Case]:
              st.one_of(st.floats(max_value=0.0, allow_nan=False), st.sampled_from([math.nan, None, "1", -math.inf])), E),
         Case("maddening.verification.mms_error(bool or infinite)",
              lambda v: verification.mms_error(node, solution, *v), "steps",
-             st.sampled_from([(0.1, True)]), E, marks=_finding("F-MD-5")),
+             st.sampled_from([(0.1, True)]), E),
         Case("maddening.verification.mms_error(t_final=inf or bool)",
              lambda v: verification.mms_error(node, solution, v, 4), "t_final",
-             st.sampled_from([math.inf, True]), E, marks=_finding("F-MD-5")),
+             st.sampled_from([math.inf, True]), E),
         Case("maddening.anomalies.get(id)", lambda v: anomalies.get(v), "id",
              st.sampled_from(["", "MADD-ANO-999", None, 11, "madd-ano-011"]), E),
         Case("maddening.anomalies.get(id=unhashable)", lambda v: anomalies.get(v), "id", unhashable, E,
@@ -392,17 +371,15 @@ def _mime_body_cases(E) -> list[Case]:
              st.sampled_from([3.0, (0.0, 0.0), (0.0, math.nan, 0.0)]), E),
         Case("mime.RigidInertialNode(force=object)", lambda v: body(force=v), "force", st.just(_Opaque()), E),
         Case("mime.nodes.ConstantLoad(vector)", lambda v: ConstantLoad(v), "vector", three, E),
-        Case("mime.nodes.ConstantLoad(vector=text or complex)", lambda v: ConstantLoad(v), "vector", three_text, E,
-             marks=_finding("F-MI-2")),
+        Case("mime.nodes.ConstantLoad(vector=text or complex)", lambda v: ConstantLoad(v), "vector", three_text, E),
         Case("mime.Sphere(radius)", lambda v: Sphere(v), "radius",
              real_scalar_outside(0.0, None, closed=False).filter(lambda v: not isinstance(v, (str, bytes))), E),
-        Case("mime.Sphere(radius=text)", lambda v: Sphere(v), "radius", st.sampled_from(["1.0", b"1"]), E,
-             marks=_finding("F-MI-4")),
+        Case("mime.Sphere(radius=text)", lambda v: Sphere(v), "radius", st.sampled_from(["1.0", b"1"]), E),
     ]
     for name in ("position", "velocity", "angular_velocity", "inertia", "orientation"):
         cases.append(Case(f"mime.RigidInertialNode({name}=text or complex)", lambda v, n=name: body(**{n: v}), name,
                           three_text if name != "orientation" else st.sampled_from(["abcd", [1.0, 0.0, 0.0, 1j]]),
-                          E, marks=_finding("F-MI-2") if name in ("position", "velocity", "angular_velocity") else ()))
+                          E))
     for name in ("position", "velocity", "angular_velocity"):
         cases.append(Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, three, E))
     def experiment():
@@ -417,10 +394,8 @@ def _mime_body_cases(E) -> list[Case]:
     ]
     for name in ("translational_drag", "rotational_drag"):
         cases += [
-            Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, drag_bad, E,
-                 marks=_finding("F-MI-5")),
-            Case(f"mime.RigidInertialNode({name}=not a number)", lambda v, n=name: body(**{n: v}), name, drag_text, E,
-                 marks=_finding("F-MI-3")),
+            Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, drag_bad, E),
+            Case(f"mime.RigidInertialNode({name}=not a number)", lambda v, n=name: body(**{n: v}), name, drag_text, E),
         ]
     return cases
 

@@ -8,7 +8,40 @@ from typing import Any
 
 from maddening.errors import concrete_number, invalid
 
-__all__ = ["BoundaryInputField", "ParamField", "StateField"]
+__all__ = ["BoundaryInputField", "ParamField", "StateField", "check_concrete_array"]
+
+
+def check_concrete_array(
+    value: Any, argument: str, shape: tuple[int, ...], *, where: str = "", floating: bool = False
+) -> None:
+    """Raise ``ValidationError`` unless a concrete ``value`` is a finite real array of ``shape``.
+
+    A traced value (under ``jit``/``grad``/``vmap``/``lax.scan``) passes unchecked
+    and untouched: the check costs nothing inside a compiled step. A concrete value
+    must have exactly the declared shape, a real numeric dtype (integer or float;
+    not bool, complex or text; with ``floating``, a float) and only finite entries.
+
+    >>> check_concrete_array(float("nan"), "boundary_inputs['table_position']", (), where="BallNode")
+    Traceback (most recent call last):
+    ...
+    maddening.ValidationError: BallNode: boundary_inputs['table_position'] = nan is not allowed; expected a finite real number
+    """
+    import jax
+    import numpy as np
+
+    if isinstance(value, jax.core.Tracer):
+        return
+    kind = "floating-point" if floating else "real"
+    allowed = f"a finite {kind} number" if shape == () else f"a finite {kind} array of shape {shape}"
+    kinds = "f" if floating else "iuf"
+    if value is None or isinstance(value, (bool, np.bool_, str, bytes, complex)):
+        raise invalid(argument, value, allowed, where=where)
+    try:
+        array = np.asarray(value)
+    except Exception:  # noqa: BLE001 - anything numpy cannot read is not a number
+        raise invalid(argument, value, allowed, where=where) from None
+    if array.shape != tuple(shape) or array.dtype.kind not in kinds or not np.all(np.isfinite(array)):
+        raise invalid(argument, value, allowed, where=where)
 
 
 @dataclass(frozen=True)
@@ -31,6 +64,15 @@ class StateField:
     units: str = ""
     description: str = ""
     rate_of: str | None = None
+
+    def check(self, value: Any, *, where: str = "") -> None:
+        """Raise ``ValidationError`` unless a concrete ``value`` of this field is finite, floating and of ``shape``.
+
+        A state is stepped in its own dtype, so an integer entry (which would
+        truncate every step) is refused too. Traced values pass unchecked. The
+        message names the entry as ``state['<name>']``.
+        """
+        check_concrete_array(value, f"state[{self.name!r}]", self.shape, where=where, floating=True)
 
 
 @dataclass(frozen=True)
@@ -92,20 +134,8 @@ class ParamField:
         if bad:
             raise invalid(self.name, value, self.allowed, where=where)
 
-
     def _check_array(self, value: Any, *, where: str) -> None:
-        import jax
-        import numpy as np
-
-        if isinstance(value, jax.core.Tracer):
-            return
-        allowed = f"a finite real array of shape {self.shape}"
-        try:
-            array = np.asarray(value)
-        except Exception:  # noqa: BLE001
-            raise invalid(self.name, value, allowed, where=where) from None
-        if array.shape != self.shape or array.dtype.kind not in "iuf" or not np.all(np.isfinite(array)):
-            raise invalid(self.name, value, allowed, where=where)
+        check_concrete_array(value, self.name, self.shape, where=where)
 
 
 @dataclass(frozen=True)
@@ -125,3 +155,10 @@ class BoundaryInputField:
     units: str = ""
     description: str = ""
     required: bool = False
+
+    def check(self, value: Any, *, where: str = "") -> None:
+        """Raise ``ValidationError`` unless a concrete ``value`` of this input is finite, real and of ``shape``.
+
+        Traced values pass unchecked. The message names the entry as ``boundary_inputs['<name>']``.
+        """
+        check_concrete_array(value, f"boundary_inputs[{self.name!r}]", self.shape, where=where)

@@ -109,11 +109,21 @@ class Node:
         return tuple((f.rate_of, f.name) for f in cls.state_fields if f.rate_of is not None)
 
     # -- checks ---------------------------------------------------------------------
-    def resolve_params(self, params: Mapping[str, Any] | None = None, *, check_values: bool = False) -> dict[str, Any]:
+    def resolve_params(self, params: Mapping[str, Any] | None = None, *, check_values: bool = True) -> dict[str, Any]:
         """Merge injected parameters over the node's own: ``{**self.params, **params}``.
 
         Raises ``maddening.ValidationError`` for a name the node does not declare,
-        and, with ``check_values``, for a concrete value outside its allowed range.
+        and (unless ``check_values=False``) for a concrete injected value that its
+        ``ParamField`` does not allow: outside the declared range, not finite, of
+        the wrong shape, or not a real number (text, ``None``, complex). A traced
+        value (under ``jit``, ``grad``, ``vmap`` or ``lax.scan``) passes untouched,
+        so the check costs nothing inside a compiled step.
+
+        >>> from maddening.nodes import BallNode
+        >>> BallNode().resolve_params({"gravity": float("nan")})
+        Traceback (most recent call last):
+        ...
+        maddening.ValidationError: BallNode: gravity = nan is not allowed; expected a finite number
         """
         spec = self.param_spec()
         where = type(self).__name__
@@ -128,20 +138,30 @@ class Node:
         base = getattr(self, "params", {})
         return {**base, **params}
 
-    def check_state(self, state: Mapping[str, Any]) -> None:
-        """Raise ``maddening.ValidationError`` unless ``state`` has exactly the declared fields."""
-        if not isinstance(state, Mapping) or set(state) != set(self.state_spec()):
+    def check_state(self, state: Mapping[str, Any], *, values: bool = False) -> None:
+        """Raise ``maddening.ValidationError`` unless ``state`` has exactly the declared fields.
+
+        With ``values``, each concrete entry must also be a finite real array of its
+        field's declared shape (``StateField.check``); traced entries pass untouched.
+        """
+        spec = self.state_spec()
+        if not isinstance(state, Mapping) or set(state) != set(spec):
             shown = sorted(state) if isinstance(state, Mapping) else state
             raise invalid(
-                "state", shown, f"a dict with the fields {sorted(self.state_spec())}",
+                "state", shown, f"a dict with the fields {sorted(spec)}",
                 where=type(self).__name__,
             )
+        if values:
+            for name, field in spec.items():
+                field.check(state[name], where=type(self).__name__)
 
-    def check_boundary_inputs(self, boundary_inputs: Mapping[str, Any] | None) -> dict[str, Any]:
+    def check_boundary_inputs(self, boundary_inputs: Mapping[str, Any] | None, *, values: bool = False) -> dict[str, Any]:
         """Return ``boundary_inputs`` as a dict, checking its names against the spec.
 
         ``None`` means no inputs. An unknown name, or a missing required input,
-        raises ``maddening.ValidationError``.
+        raises ``maddening.ValidationError``. With ``values``, each concrete input
+        must also be a finite real array of its declared shape
+        (``BoundaryInputField.check``); traced inputs pass untouched.
         """
         spec = self.boundary_input_spec()
         where = type(self).__name__
@@ -155,6 +175,9 @@ class Node:
         missing = sorted(n for n, f in spec.items() if f.required and n not in boundary_inputs)
         if missing:
             raise invalid("boundary_inputs", sorted(boundary_inputs), f"a dict that includes {missing}", where=where)
+        if values:
+            for name, value in boundary_inputs.items():
+                spec[name].check(value, where=where)
         return dict(boundary_inputs)
 
     # -- behaviour ------------------------------------------------------------------

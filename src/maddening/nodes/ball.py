@@ -190,9 +190,15 @@ class BallNode(Node):
         Parameters come from ``{**self.params, **params}``; every injected value is
         used in the state's dtype. The step is branch-free (``jnp.where``), so it
         traces under ``jit``, ``grad``, ``vmap`` and ``lax.scan``.
+
+        Concrete inputs are checked before the step: each state entry must be a
+        finite floating-point scalar, ``table_position`` a finite real scalar, and each injected
+        parameter a value its ``ParamField`` allows (so ``gravity`` finite,
+        ``elasticity`` >= 0); anything else raises ``maddening.ValidationError``
+        naming it. Traced values (inside a compiled step) are not inspected.
         """
-        self.check_state(state)
-        inputs = self.check_boundary_inputs(boundary_inputs)
+        self.check_state(state, values=True)
+        inputs = self.check_boundary_inputs(boundary_inputs, values=True)
         check_timestep(dt, where="BallNode.update")
         p = self.resolve_params(params)
         x = jnp.asarray(state["position"])

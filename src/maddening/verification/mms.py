@@ -12,12 +12,15 @@ as JAX-traceable functions of time. ``mms_error`` runs one rung with
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import jax
 import jax.numpy as jnp
+import numpy as np
 
 from maddening.core.node import Node
 from maddening.errors import invalid
@@ -72,17 +75,27 @@ def mms_error(
     Args:
         node: The node under test.
         solution: The manufactured solution.
-        t_final: The final time, s (> 0).
-        steps: The number of steps (>= 1).
+        t_final: The final time, s (a finite real number > 0; not a bool).
+        steps: The number of steps (a whole number >= 1; not a bool).
         stepper: ``(node, state, boundary_inputs, dt, params) -> state``; default
             ``node.update``. Pass an integrator to verify it instead.
         boundary_inputs: The boundary inputs of every step.
         error: The error norm ``(state, exact) -> scalar``.
+
+    Raises:
+        maddening.ValidationError: ``steps`` or ``t_final`` not allowed, naming it.
     """
-    if not (isinstance(steps, int) and steps >= 1):
-        raise invalid("steps", steps, "an int >= 1", where="mms_error")
-    if not (isinstance(t_final, (int, float)) and t_final > 0):
-        raise invalid("t_final", t_final, "a time > 0 (s)", where="mms_error")
+    # bool is an int in Python: True must not count as one step (or a final time of 1 s).
+    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Integral) or steps < 1:
+        raise invalid("steps", steps, "a whole number (int) >= 1", where="mms_error")
+    if (
+        isinstance(t_final, (bool, np.bool_))
+        or not isinstance(t_final, numbers.Real)
+        or not math.isfinite(t_final)
+        or t_final <= 0
+    ):
+        raise invalid("t_final", t_final, "a finite time > 0 (s)", where="mms_error")
+    steps = int(steps)
     step = stepper or _update_stepper
     dt = t_final / steps
     start = {k: jnp.asarray(v) for k, v in solution.state(0.0).items()}

@@ -23,19 +23,27 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, real_array
 
 __all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc"]
 
 
 def positive_length(argument: str, value: Any, *, where: str) -> float:
-    """``value`` as a float when it is a finite positive length in metres; else ``ValidationError``."""
-    try:
-        v = float(value)
-    except (TypeError, ValueError):
-        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected a positive length in metres") from None
-    if isinstance(value, bool) or not math.isfinite(v) or v <= 0.0:
-        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected a positive length in metres")
+    """``value`` as a float when it is a finite positive length in metres; else ``ValidationError``.
+
+    The length must be a real number (an int, a float, a NumPy real scalar): text is
+    never parsed (``"1.0"`` and ``b"1"`` are refused), nor is a bool, a complex
+    number or an array of more than one number accepted.
+
+    >>> positive_length("radius", "1.0", where="Sphere")
+    Traceback (most recent call last):
+    ...
+    mime.errors.ValidationError: Sphere: radius = '1.0' is not allowed; expected a positive length in metres
+    """
+    allowed = "a positive length in metres"
+    v = float(real_array(value, argument, allowed, shape=(), where=where))
+    if not math.isfinite(v) or v <= 0.0:
+        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected {allowed}")
     return v
 
 

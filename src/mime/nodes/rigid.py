@@ -43,7 +43,7 @@ from maddening.core import (
     Stability,
     StateField,
 )
-from mime.errors import ValidationError
+from mime.errors import ValidationError, real_array
 from mime.experiment import document_kind
 from mime.geometry import Hull, as_hull, rotation
 
@@ -92,12 +92,7 @@ class ConstantLoad(Load):
     """A constant world vector (a weight, a steady push)."""
 
     def __init__(self, vector: Any) -> None:
-        try:
-            v = np.asarray(vector, dtype=np.float64)
-        except (TypeError, ValueError):
-            v = np.full(1, np.nan)
-        if v.shape != (3,) or not np.all(np.isfinite(v)):
-            raise ValidationError(f"ConstantLoad: vector = {vector!r} is not allowed; expected three finite numbers")
+        v = real_array(vector, "vector", "three finite numbers", shape=(3,), where="ConstantLoad")
         self.vector = tuple(float(c) for c in v)
 
     def parameters(self) -> dict[str, Any]:
@@ -120,11 +115,9 @@ class RotatingFieldTorque(Load):
     """
 
     def __init__(self, moment: Any, field: float, frequency: float, axis: Any = (1.0, 0.0, 0.0)) -> None:
-        m = np.asarray(moment, dtype=np.float64)
-        a = np.asarray(axis, dtype=np.float64)
-        if m.shape != (3,) or not np.all(np.isfinite(m)):
-            raise ValidationError(f"RotatingFieldTorque: moment = {moment!r} is not allowed; expected three finite numbers (A m^2)")
-        if a.shape != (3,) or not np.all(np.isfinite(a)) or np.linalg.norm(a) == 0:
+        m = real_array(moment, "moment", "three finite numbers (A m^2)", shape=(3,), where="RotatingFieldTorque")
+        a = real_array(axis, "axis", "a nonzero direction", shape=(3,), where="RotatingFieldTorque")
+        if np.linalg.norm(a) == 0:
             raise ValidationError(f"RotatingFieldTorque: axis = {axis!r} is not allowed; expected a nonzero direction")
         for name, value in (("field", field), ("frequency", frequency)):
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
@@ -243,13 +236,18 @@ def _load_from_document(doc: Any) -> Load | None:
 # the node
 # ---------------------------------------------------------------------------------------
 def _vec(value: Any, n: int, argument: str) -> tuple[float, ...]:
-    try:
-        v = np.asarray(value, dtype=np.float64)
-    except (TypeError, ValueError):
-        v = np.full(1, np.nan)
-    if v.shape != (n,) or not np.all(np.isfinite(v)):
-        raise ValidationError(f"RigidInertialNode: {argument} = {value!r} is not allowed; expected {n} finite numbers")
+    """``n`` finite real numbers (never parsed from text, never complex), or mime's ``ValidationError``."""
+    v = real_array(value, argument, f"{n} finite numbers", shape=(n,), where="RigidInertialNode")
     return tuple(float(c) for c in v)
+
+
+def _drag(value: Any, argument: str, units: str) -> float:
+    """A linear drag coefficient: one finite real number >= 0, or mime's ``ValidationError`` naming it."""
+    allowed = f"a finite drag coefficient >= 0 ({units})"
+    c = float(real_array(value, argument, allowed, shape=(), where="RigidInertialNode"))
+    if c < 0:
+        raise ValidationError(f"RigidInertialNode: {argument} = {value!r} is not allowed; expected {allowed}")
+    return c
 
 
 @document_kind("rigid_inertial_node")
@@ -321,7 +319,8 @@ class RigidInertialNode(Node):
             raise ValidationError(f"RigidInertialNode: inertia = {inertia!r} is not allowed; expected three positive moments (kg m^2)")
         super().__init__(
             mass=float(mass), inertia=inertia_t,
-            translational_drag=float(translational_drag), rotational_drag=float(rotational_drag),
+            translational_drag=_drag(translational_drag, "translational_drag", "N s/m"),
+            rotational_drag=_drag(rotational_drag, "rotational_drag", "N m s"),
         )
         self.hull: Hull = as_hull(hull)
         self.name = name
@@ -374,6 +373,19 @@ class RigidInertialNode(Node):
     # -- maddening's node interface ------------------------------------------------------
     def initial_state(self) -> dict[str, Any]:
         return {k: jnp.asarray(v) for k, v in self.start.items()}
+
+    def resolve_params(self, params: Mapping[str, Any] | None = None, *, check_values: bool = True) -> dict[str, Any]:
+        """``Node.resolve_params``, its refusals raised as mime's ``ValidationError`` (same message).
+
+        The base raises ``maddening.ValidationError``, which a mime user catching
+        ``mime.ValidationError`` would miss (fuzz finding F-MI-5).
+        """
+        from maddening.errors import ValidationError as MaddeningValidationError
+
+        try:
+            return super().resolve_params(params, check_values=check_values)
+        except MaddeningValidationError as exc:
+            raise ValidationError(str(exc)) from None
 
     def _static(self) -> tuple:
         """What the compiled step depends on: each load's class (or the callable itself)."""

@@ -78,3 +78,36 @@ def test_as_state_dtype_never_promotes():
         like = jnp.zeros((), jnp.float32)
         assert as_state_dtype(jnp.asarray(1.0, jnp.float64), like).dtype == jnp.float32
         assert as_state_dtype(1.0, jnp.zeros((), jnp.float64)).dtype == jnp.float64
+
+
+def test_injected_param_values_are_checked_when_concrete():
+    """F-MD-3 (fuzz): ``params={'gravity': nan}`` returned a NaN state, ``{'gravity': 'a'}`` a bare TypeError."""
+    ball = BallNode(initial_position=1.0)
+    state = ball.initial_state()
+    with pytest.raises(maddening.ValidationError, match=r"BallNode: gravity = nan is not allowed; expected a finite number"):
+        ball.update(state, {"table_position": 0.0}, 0.01, params={"gravity": float("nan")})
+    with pytest.raises(maddening.ValidationError, match=r"gravity = 'a' is not allowed"):
+        ball.update(state, {"table_position": 0.0}, 0.01, params={"gravity": "a"})
+    with pytest.raises(maddening.ValidationError, match=r"elasticity = -0.5 is not allowed; expected a finite number >= 0"):
+        ball.update(state, {"table_position": 0.0}, 0.01, params={"elasticity": -0.5})
+    with pytest.raises(maddening.ValidationError, match="gravity"):
+        ball.resolve_params({"gravity": jnp.zeros(3)})  # a concrete array of the wrong shape
+    assert ball.resolve_params({"gravity": jnp.asarray(-1.0)})["gravity"] == -1.0
+
+
+def test_traced_injected_params_pass_untouched():
+    """F-MD-3: the check never sees a tracer, so jit, grad, vmap and lax.scan still trace the update."""
+    import jax
+
+    ball = BallNode(initial_position=1.0)
+    state = ball.initial_state()
+
+    def x_after(g):
+        return ball.update(state, {"table_position": 0.0}, 0.01, params={"gravity": g})["position"]
+
+    assert float(jax.jit(x_after)(-9.81)) == pytest.approx(float(x_after(-9.81)))
+    assert float(jax.grad(x_after)(-9.81)) == pytest.approx(1e-4)
+    assert jax.vmap(x_after)(jnp.array([-9.81, -1.0])).shape == (2,)
+    out, _ = jax.lax.scan(lambda s, g: (ball.update(s, None, 0.01, params={"gravity": g}), None), state,
+                          jnp.full(5, -9.81))
+    assert float(out["velocity"]) == pytest.approx(-5 * 9.81 * 0.01, rel=1e-5)

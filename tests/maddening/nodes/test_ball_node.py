@@ -202,3 +202,33 @@ def test_located_contact_resting_ball_stays_and_gradients_finite():
         assert float(final(jnp.float64(0.0))) == 0.0
         g = jax.grad(final)(jnp.float64(0.0))
         assert np.isfinite(float(g))
+
+
+@pytest.mark.parametrize(
+    "state, inputs, match",
+    [
+        ({"position": float("nan"), "velocity": 0.0}, TABLE, r"BallNode: state\['position'\] = nan is not allowed"),
+        ({"position": "a", "velocity": 0.0}, TABLE, r"state\['position'\] = 'a' is not allowed"),
+        ({"position": 1.0, "velocity": jnp.zeros(2)}, TABLE, r"state\['velocity'\] = .* expected a finite floating"),
+        ({"position": 1.0, "velocity": 0}, TABLE, r"state\['velocity'\] = 0 is not allowed"),  # ints truncate
+        ({"position": 1.0, "velocity": 1j}, TABLE, r"state\['velocity'\] = 1j"),
+        ({"position": 1.0, "velocity": 0.0}, {"table_position": float("nan")},
+         r"boundary_inputs\['table_position'\] = nan is not allowed"),
+        ({"position": 1.0, "velocity": 0.0}, {"table_position": "a"}, r"boundary_inputs\['table_position'\] = 'a'"),
+    ],
+)
+def test_update_checks_concrete_state_and_boundary_input_values(state, inputs, match):
+    """F-MD-6 (fuzz): a NaN position gave a NaN state, a NaN table was ignored, 'a' raised a bare TypeError."""
+    with pytest.raises(maddening.ValidationError, match=match):
+        BallNode().update(state, inputs, 0.01)
+
+
+def test_traced_state_and_inputs_pass_the_value_checks():
+    """F-MD-6: the value checks skip tracers, so the update still traces (jit, grad in the state and table)."""
+    ball = BallNode()
+    out = jax.jit(lambda st, t: ball.update(st, {"table_position": t}, 0.01))(
+        {"position": jnp.asarray(1.0), "velocity": jnp.asarray(0.0)}, 0.0)
+    assert np.isfinite(float(out["position"]))
+    assert float(ball.update(ball.initial_state(), {"table_position": -1}, 0.01)["velocity"]) == pytest.approx(-0.0981)
+    dx = jax.grad(lambda x0: ball.update({"position": x0, "velocity": 0.0}, TABLE, 0.01)["position"])(1.0)
+    assert float(dx) == pytest.approx(1.0)

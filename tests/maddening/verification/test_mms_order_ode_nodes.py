@@ -50,3 +50,21 @@ def test_update_agrees_with_integrate_node_euler():
         euler = integrate_node(ball, state, {}, 1e-3, method="euler")
         assert float(own["position"]) == float(euler["position"])
         assert float(own["velocity"]) == float(euler["velocity"])
+
+
+@pytest.mark.parametrize(
+    "t_final, steps, match",
+    [
+        (0.1, True, r"mms_error: steps = True is not allowed; expected a whole number \(int\) >= 1"),
+        (True, 4, r"mms_error: t_final = True is not allowed; expected a finite time > 0"),
+        (float("inf"), 4, r"mms_error: t_final = inf is not allowed; expected a finite time > 0"),
+    ],
+)
+def test_mms_error_refuses_bools_and_an_infinite_final_time(t_final, steps, match):
+    """F-MD-5 (fuzz): bools passed as ints, and t_final=inf was reported as a bad dt by the node."""
+    import maddening
+
+    solution = verification.ManufacturedSolution(
+        "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {})
+    with pytest.raises(maddening.ValidationError, match=match):
+        verification.mms_error(BallNode(initial_position=1.0), solution, t_final, steps)

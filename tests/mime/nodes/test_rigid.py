@@ -111,3 +111,47 @@ def test_bad_input(kw, match):
 def test_a_confinement_must_be_a_contacts():
     with pytest.raises(ValidationError, match="confinement"):
         _body().attach_confinement(object())
+
+
+@pytest.mark.parametrize("argument", ["position", "velocity", "angular_velocity", "inertia"])
+@pytest.mark.parametrize("value", ["abc", [0.0, 0.0, 1j], ["0", "0", "0"], [True, False, True]])
+def test_vectors_are_never_parsed_from_text_or_complex(argument, value):
+    """F-MI-2 (fuzz): 'abc' raised a bare ValueError, a complex entry a bare TypeError; ['0', '0', '0'] was accepted."""
+    with pytest.raises(ValidationError, match=rf"RigidInertialNode: {argument} = .* is not allowed; expected 3 finite numbers"):
+        _body(**{argument: value})
+
+
+@pytest.mark.parametrize("value", ["abc", [0.0, 0.0, 1j], ["0", "0", "0"]])
+def test_constant_load_vector_is_never_parsed_from_text_or_complex(value):
+    """F-MI-2 (fuzz), ConstantLoad(vector); a force given as such a vector is refused naming ``force``."""
+    with pytest.raises(ValidationError, match=r"ConstantLoad: vector = .* expected three finite numbers"):
+        ConstantLoad(value)
+    with pytest.raises(ValidationError, match=r"force = "):
+        _body(force=value)
+    assert ConstantLoad(np.array([0, 0, -1])).vector == (0.0, 0.0, -1.0)
+
+
+@pytest.mark.parametrize("argument", ["translational_drag", "rotational_drag"])
+@pytest.mark.parametrize("value", [None, "0.1", [1.0, 2.0], object()])
+def test_drag_that_is_not_a_number_is_a_validation_error(argument, value):
+    """F-MI-3 (fuzz): float(drag) ran before any check, so these raised a bare TypeError or ValueError."""
+    with pytest.raises(ValidationError, match=rf"RigidInertialNode: {argument} = .* is not allowed; expected a finite drag"):
+        _body(**{argument: value})
+
+
+@pytest.mark.parametrize("argument", ["translational_drag", "rotational_drag"])
+@pytest.mark.parametrize("value", [float("nan"), float("inf"), -1.0, np.float32("inf")])
+def test_drag_out_of_range_is_mimes_validation_error(argument, value):
+    """F-MI-5 (fuzz): nan or -1.0 raised maddening.ValidationError (from the Node base), not mime's."""
+    with pytest.raises(ValidationError, match=rf"RigidInertialNode: {argument} = .* expected a finite drag coefficient >= 0"):
+        _body(**{argument: value})
+    assert _body(**{argument: np.float64(0.5)}).params[argument] == 0.5
+
+
+def test_an_injected_param_refused_by_the_node_base_is_mimes_validation_error():
+    """F-MI-5: the base's parameter checks (now also on injected values, F-MD-3) surface as mime's error."""
+    b = _body()
+    with pytest.raises(ValidationError, match=r"RigidInertialNode: mass = -1.0 is not allowed"):
+        b.update(b.initial_state(), None, 1e-3, params={"mass": -1.0})
+    with pytest.raises(ValidationError, match="inertia"):
+        b.update(b.initial_state(), None, 1e-3, params={"inertia": (1.0, 1.0)})

@@ -32,6 +32,8 @@ __all__ = [
     "Time",
     "Mass",
     "Dimensionless",
+    "Stiffness",
+    "Damping",
     "UNITS",
     "unit",
     "quantity",
@@ -43,6 +45,9 @@ __all__ = [
     "ms",
     "kg",
     "g",
+    "N_per_m",
+    "kN_per_m",
+    "N_s_per_m",
     "as_si",
 ]
 
@@ -69,6 +74,10 @@ Length = Dimension("length", "m", "Length")
 Time = Dimension("time", "s", "Time")
 Mass = Dimension("mass", "kg", "Mass")
 Dimensionless = Dimension("dimensionless", "", "Dimensionless")
+Stiffness = Dimension("stiffness", "N/m", "Stiffness")
+"""A spring's force per unit compression (kg s^-2), such as a penalty contact's."""
+Damping = Dimension("damping", "N s/m", "Damping")
+"""A dashpot's force per unit speed (kg s^-1)."""
 
 
 @dataclass(frozen=True)
@@ -92,6 +101,9 @@ UNITS: dict[str, Unit] = {
         Unit("kg", Mass, 1.0),
         Unit("g", Mass, 1e-3),
         Unit("1", Dimensionless, 1.0),
+        Unit("N_per_m", Stiffness, 1.0),
+        Unit("kN_per_m", Stiffness, 1e3),
+        Unit("N_s_per_m", Damping, 1.0),
     )
 }
 
@@ -205,6 +217,9 @@ s = _constructor("s")
 ms = _constructor("ms")
 kg = _constructor("kg")
 g = _constructor("g")
+N_per_m = _constructor("N_per_m")
+kN_per_m = _constructor("kN_per_m")
+N_s_per_m = _constructor("N_s_per_m")
 
 
 def as_si(value: Any, dimension: Dimension, *, argument: str) -> float:

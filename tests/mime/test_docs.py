@@ -30,7 +30,8 @@ def test_introduction_names_the_class_and_the_kept_versions():
 def test_at_a_glance_is_computed():
     glance = entry_page(Contact).section("At a glance").body()
     assert f"Validity: {len(Contact.validity)} declared lines" in glance
-    assert "with 1 built rung among its members" in glance
+    assert "with 2 built rungs among its members" in glance
+    assert "Rungs built: `projection`, `penalty`" in glance
     assert "Derivative: `piecewise_jump`" in glance
 
 

@@ -108,7 +108,8 @@ def test_the_seed_line_attaches_and_builds(physics):
     assert umr.confinements == [("hull", 1e-4, kw["spacing"])]
     (entry,) = built.settings_record.entries
     prov = {s.name: s.provenance for s in entry.settings}
-    assert prov == {"margin": Provenance.GIVEN, "rule": Provenance.CONVENTION, "rung": Provenance.GIVEN, "spacing": Provenance.PENDING}
+    assert prov == {"margin": Provenance.GIVEN, "rule": Provenance.CONVENTION, "rung": Provenance.GIVEN,
+                    "spacing": Provenance.PENDING, "stiffness": Provenance.UNUSED, "damping": Provenance.UNUSED}
     assert built.settings_record.pending == ("mime/contact 0.4.0: spacing",)
     assert entry.roles == (("body", "umr"), ("surface", "test.tube.inner_surface"))
 

@@ -3,7 +3,8 @@
 - with a closed-form support query: ``Sphere``, ``Ellipsoid``,
   ``Cylinder``, ``Capsule``;
 - with a support found by Newton's steps on its own surface: ``Screw``;
-- with no support query, held at their samples: ``Box``, ``Mesh``;
+- with no support query, held at their samples: ``Box``, ``Mesh``, and
+  ``PointSet`` (a few given points, such as a bar's supports);
 - ``Part`` places a kind in a body's frame, ``Hull`` gathers parts
   (or none, and an extent).
 
@@ -15,11 +16,12 @@ from mime.geometry._base import Geometry
 from mime.geometry.convex import Capsule, Cylinder, Ellipsoid, Sphere
 from mime.geometry.screw import Screw
 from mime.geometry.sampled import Box, Mesh, cylinder_mesh
+from mime.geometry.points import PointSet
 from mime.geometry.hull import Hull, Part, as_hull
 from mime.geometry import rotation
 
 KIND_CLASSES: dict[str, type] = {
-    c.kind: c for c in (Sphere, Ellipsoid, Cylinder, Capsule, Screw, Box, Mesh)
+    c.kind: c for c in (Sphere, Ellipsoid, Cylinder, Capsule, Screw, Box, Mesh, PointSet)
 }
 """Each kind's class by its name (``"capsule"`` -> ``Capsule``)."""
 
@@ -43,6 +45,7 @@ __all__ = [
     "Screw",
     "Box",
     "Mesh",
+    "PointSet",
     "cylinder_mesh",
     "Hull",
     "Part",

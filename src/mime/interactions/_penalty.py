@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
@@ -93,16 +93,21 @@ def _positive(name: str, value: Any, allowed: str) -> float:
 class PenaltyPlan:
     """What the penalty rung hands a rigid body: its hull points and the springs on them.
 
-    ``force(t, state)`` and ``torque(t, state)`` are applied loads in the world frame
-    (the signature of ``mime.nodes.RigidInertialNode``'s loads); :meth:`hand_over`
-    adds them to the body's own loads and :meth:`take_back` restores those.
+    :meth:`wrench` gives the springs' force and torque on the body (world frame,
+    about its centre); :meth:`hand_over` delivers it into the body's applied
+    wrench (``body.attach_wrench``, the ``body.applied_wrench`` input) and
+    :meth:`take_back` removes it. The springs engage where a point comes closer
+    to the surface than ``margin`` (m): the gap a spring reads is the point's
+    signed distance minus the margin. A plan compares and hashes by identity, as
+    the body's compiled step keys on it.
     """
 
     points: np.ndarray
     stiffness: float
     damping: float
     surface: Any
-    _saved: tuple | None = None
+    margin: float = 0.0
+    _body: Any = None
 
     def _world(self, state: Any) -> tuple[Any, Any]:
         from mime.geometry import rotation
@@ -112,46 +117,54 @@ class PenaltyPlan:
         w_world = R @ state["angular_velocity"]
         return state["position"] + arms, state["velocity"] + jnp.cross(w_world, arms)
 
-    def wrench(self, t: Any, state: Any) -> tuple[Any, Any]:
-        """``(F, tau)`` on the body at ``state``, world frame, about its centre."""
+    @property
+    def _gap_surface(self) -> Any:
+        return self.surface if self.margin == 0.0 else _Inset(self.surface, self.margin)
+
+    def forces(self, state: Any) -> tuple[Any, Any]:
+        """Per point at ``state``: ``(normal forces (n,) N, gaps past the margin (n,) m)``."""
         p, v = self._world(state)
-        return penalty_wrench(p, v, state["position"], self.surface, self.stiffness, self.damping)
+        _, f, gap = penalty_forces(p, v, self._gap_surface, self.stiffness, self.damping)
+        return f, gap
 
-    def force(self, t: Any, state: Any) -> Any:
-        return self.wrench(t, state)[0]
-
-    def torque(self, t: Any, state: Any) -> Any:
-        return self.wrench(t, state)[1]
+    def wrench(self, t: Any, state: Any) -> tuple[Any, Any]:
+        """``(F, tau)`` on the body at ``state``, world frame, about its centre (N, N m)."""
+        p, v = self._world(state)
+        return penalty_wrench(p, v, state["position"], self._gap_surface, self.stiffness, self.damping)
 
     def hand_over(self, body: Any) -> None:
-        """Deliver the springs into ``body``'s applied wrench (its ``force`` and ``torque`` loads)."""
-        if self._saved is not None:
+        """Deliver the springs into ``body``'s applied wrench (``body.attach_wrench(self)``)."""
+        if self._body is not None:
             raise ValidationError("PenaltyPlan.hand_over: plan = this plan is already handed over; take it back first")
-        self._saved = (body, body.force, body.torque)
-        body.force = _Plus(body.force, self.force)
-        body.torque = _Plus(body.torque, self.torque)
+        attach = getattr(body, "attach_wrench", None)
+        if not callable(attach):
+            raise ValidationError(
+                f"PenaltyPlan.hand_over: body = {type(body).__name__} is not allowed; expected a dynamics that "
+                f"accepts body.applied_wrench (attach_wrench), such as mime.nodes.RigidInertialNode"
+            )
+        attach(self)
+        self._body = body
 
     def take_back(self) -> None:
-        """Restore the body's own loads."""
-        if self._saved is not None:
-            body, force, torque = self._saved
-            body.force, body.torque = force, torque
-            self._saved = None
+        """Remove the springs from the body they were handed to (no-op if not handed over)."""
+        if self._body is not None:
+            self._body.detach_wrench(self)
+            self._body = None
 
 
-class _Plus:
-    """``first(t, state) + second(t, state)`` (``first`` may be ``None``); hashable by identity."""
+class _Inset:
+    """``surface`` moved ``margin`` m towards its free side (the distance minus the margin); traceable."""
 
-    def __init__(self, first: Callable | None, second: Callable) -> None:
-        self.first, self.second = first, second
+    def __init__(self, surface: Any, margin: float) -> None:
+        self.surface, self.margin = surface, margin
 
-    def __call__(self, t: Any, state: Any) -> Any:
-        out = self.second(t, state)
-        return out if self.first is None else out + jnp.asarray(self.first(t, state), dtype=out.dtype)
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        phi, n = self.surface.distance_and_normal(x)
+        return phi - self.margin, n
 
 
 def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 0.0,
-                 points: Any = None, spacing: float | None = None) -> PenaltyPlan:
+                 points: Any = None, spacing: float | None = None, margin: float = 0.0) -> PenaltyPlan:
     """Plan the penalty rung for a rigid body against a fixed surface (SI floats).
 
     Args:
@@ -159,13 +172,17 @@ def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 
         surface: A ``mime.scene`` surface.
         stiffness: ``k`` per point, N/m (> 0).
         damping: ``c`` per point, N s/m (>= 0).
-        points: Body-frame contact points, ``(n, 3)`` m; by default the hull's samples.
+        points: Body-frame contact points, ``(n, 3)`` m; by default the hull's samples. Points
+            that coincide (a box's edges and corners are samples of several faces) take one
+            spring between them.
         spacing: Sampling spacing of the hull, m (needed without ``points``).
+        margin: Where the springs engage: a point closer than this to the surface (m, >= 0).
     """
     k = _positive("stiffness", stiffness, "a stiffness > 0 (N/m)")
     if k == 0:
         raise ValidationError(f"plan_penalty: stiffness = {stiffness!r} is not allowed; expected a stiffness > 0 (N/m)")
     c = _positive("damping", damping, "a damping >= 0 (N s/m)")
+    margin_m = _positive("margin", margin, "a margin >= 0 (m)")
     if not callable(getattr(surface, "distance_and_normal", None)):
         raise ValidationError(f"plan_penalty: surface = {surface!r} is not allowed; expected a mime.scene surface")
     if points is None:
@@ -175,4 +192,7 @@ def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 
     pts = np.asarray(points, dtype=np.float64)
     if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
         raise ValidationError(f"plan_penalty: points = {points!r} is not allowed; expected finite body-frame points of shape (n, 3), m")
-    return PenaltyPlan(points=pts, stiffness=k, damping=c, surface=surface)
+    # one spring per place: a box's edges and corners are samples of several faces
+    _, first = np.unique(pts, axis=0, return_index=True)
+    pts = pts[np.sort(first)]
+    return PenaltyPlan(points=pts, stiffness=k, damping=c, surface=surface, margin=margin_m)

@@ -1,17 +1,22 @@
 """``Contact`` 0.4.0: a rigid body held on the free side of a fixed surface.
 
-Every point of the body's hull is kept at least ``margin`` from the surface, on
-the side the surface faces, with the body's orientation read. The physics is
-built by the projection rung (``mime.interactions._projection``); this module
-declares the entry: its settings, roles, rungs, switches, validity lines and
-class variables, which the entry's page renders and the experiment's build reads.
+Two rungs build it. The projection rung (``mime.interactions._projection``) keeps
+every point of the body's hull at least ``margin`` from the surface, on the side
+the surface faces, with the body's orientation read. The penalty rung
+(``mime.interactions._penalty``) puts a spring of ``stiffness`` (and an optional
+dashpot of ``damping``) at every hull point that comes closer than ``margin``,
+and delivers their forces into the body's applied wrench. This module declares
+the entry: its settings, roles, rungs, switches, validity lines and class
+variables, which the entry's page renders and the experiment's build reads.
 
->>> from mime.units import mm
+>>> from mime.units import mm, N_per_m
 >>> c = Contact.Projection(margin=mm(0.1))
 >>> c == Contact(rung="projection", margin=mm(0.1))
 True
 >>> c.to_document() == Contact(rung="projection", margin=mm(0.1)).to_document()
 True
+>>> Contact.Penalty(margin=mm(0.1), stiffness=N_per_m(1e5))["stiffness"]
+N_per_m(100000.0)
 """
 
 from __future__ import annotations
@@ -36,7 +41,7 @@ from mime.registry import (
     register,
     resolve_settings,
 )
-from mime.units import Length, Quantity, m
+from mime.units import Damping, Length, N_s_per_m, Quantity, Stiffness, m
 
 __all__ = ["Contact", "CONTACT_FAMILY", "margin_setting", "rule_setting", "rung_setting", "hull_size"]
 
@@ -57,9 +62,22 @@ _PROJECTION_REQUIRES = (
     ),
 )
 
-_PENALTY = Rung.reserved(
+_PENALTY_REQUIRES = (
+    Requires(
+        role="body",
+        accepts=("body.applied_wrench",),
+        note="the body's dynamics adds loads delivered into its applied wrench to its own",
+    ),
+)
+
+_PENALTY = Rung(
     "penalty",
-    "penalty contact, which delivers loads into the applied wrench of each side, comes later",
+    built=True,
+    requires=_PENALTY_REQUIRES,
+    builds=(
+        "Builds no node of its own: a spring at each of the hull's points, whose forces go into the "
+        "body's applied wrench."
+    ),
 )
 
 
@@ -88,6 +106,18 @@ def _default_spacing(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any
 
 def _positive(q: Quantity) -> bool:
     return q.value > 0
+
+
+def _non_negative(q: Quantity) -> bool:
+    return q.value >= 0
+
+
+def _penalty_only(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any:
+    return NOT_USED
+
+
+def _default_damping(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any:
+    return N_s_per_m(0.0) if values.get("rung") == "penalty" else NOT_USED
 
 
 def margin_setting() -> Setting:
@@ -197,6 +227,38 @@ class Contact(Interaction):
             constraint=_positive,
             allowed="a positive length",
             description="how far apart the hull's points are sampled",
+        ),
+        Setting(
+            "stiffness",
+            Annotated[Quantity | None, Stiffness],
+            SettingRole.PHYSICAL,
+            default=None,
+            default_kind=DefaultKind.DETERMINED,
+            rule="none for the penalty rung, which requires it; not used by the projection rung",
+            basis=(
+                "a penalty spring's stiffness is a model of the contact's compliance, so no rule can "
+                "choose it for the script; the projection rung holds the margin exactly and has no spring"
+            ),
+            compute=_penalty_only,
+            constraint=_positive,
+            allowed="a positive stiffness",
+            description="the penalty rung's spring at each hull point, force per metre inside the margin",
+        ),
+        Setting(
+            "damping",
+            Annotated[Quantity | None, Damping],
+            SettingRole.PHYSICAL,
+            default=None,
+            default_kind=DefaultKind.DETERMINED,
+            rule="zero (no dashpot) for the penalty rung; not used by the projection rung",
+            basis=(
+                "an undamped spring is the plain penalty law, whose modes the contact-mode note "
+                "analyses; a dashpot is a further model of the contact that the script states"
+            ),
+            compute=_default_damping,
+            constraint=_non_negative,
+            allowed="a damping of zero or more",
+            description="the penalty rung's dashpot at each hull point, force per metre per second of closing",
         ),
     )
 
@@ -309,6 +371,21 @@ class Contact(Interaction):
             "derivative is that of the active set",
         ),
         Switch(
+            "contact.spring",
+            "penalty rung: a hull point's signed distance from the surface, less the margin, m",
+            (("pose", 0), ("twist", 0)),
+            "none: the spring's force is zero on both sides of the switch and its slope jumps "
+            "from zero to the stiffness; with a dashpot the force itself jumps by the damping times "
+            "the closing speed, which is of order -1 in the twist",
+        ),
+        Switch(
+            "contact.release",
+            "penalty rung: the spring's and dashpot's force at a point inside the margin, before it "
+            "is clipped at zero, N (negative where the dashpot would pull)",
+            (("pose", 0), ("twist", 0)),
+            "none: the force is clipped at zero, so it is continuous and its slope jumps",
+        ),
+        Switch(
             "contact.push",
             "the multiplier a sweep of the projection after the step leaves at a point, kg m "
             "(negative where it would pull the point outward)",
@@ -395,7 +472,54 @@ class Contact(Interaction):
             "projection",
             "a body with no hull is held as a sphere of its declared extent about its centre",
         ),
+        ValidityLine(
+            "penalty",
+            "a rigid body against a fixed surface, a linear spring (and an optional dashpot) at each "
+            "of its hull's points that comes closer than the margin, acting along the surface's "
+            "normal, pushing and never pulling: the margin is not kept, each point sinks into it by "
+            "the load it carries over the stiffness, and a point of the hull between the samples is "
+            "not felt at all",
+        ),
+        ValidityLine(
+            "penalty",
+            "the forces enter the body's applied wrench, which its dynamics integrates explicitly: a "
+            "stiff spring is a fast mode whose stable step is bounded (the contact-mode note derives "
+            "the bound, 2 over the fastest coupled frequency for central differences and semi-implicit "
+            "Euler), and a step past it grows until a point lifts off",
+        ),
+        ValidityLine(
+            "penalty",
+            "frictionless, and the run's contact flags (touching, unconverged, held_by_samples, "
+            "support_short) describe the projection rung's hold; the penalty rung's forces are read "
+            "from its plan (PenaltyPlan.forces) at the recorded states",
+        ),
     )
+
+    @classmethod
+    def Penalty(cls, **settings: Any) -> "Contact":
+        """``Contact(rung="penalty", **settings)``; it saves identically."""
+        if "rung" in settings:
+            raise ValidationError(
+                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Penalty(...), "
+                f"which sets rung='penalty' itself"
+            )
+        return cls(rung="penalty", **settings)
+
+    def validate(self) -> None:
+        """The penalty rung requires ``stiffness``; the projection rung takes neither spring setting."""
+        rung = self._given.get("rung")
+        if rung == "penalty" and "stiffness" not in self._given:
+            raise ValidationError(
+                f"{self.label()}: setting 'stiffness' is required by rung 'penalty' and was not given; "
+                f"expected a Quantity of dimension {Stiffness}, such as N_per_m(1e5)"
+            )
+        if rung == "projection":
+            for name in ("stiffness", "damping"):
+                if name in self._given:
+                    raise ValidationError(
+                        f"{self.label()}: {name} = {self._given[name]!r} is not allowed with rung "
+                        f"'projection', which has no spring; expected it only with rung='penalty'"
+                    )
 
     @classmethod
     def Projection(cls, **settings: Any) -> "Contact":
@@ -415,18 +539,36 @@ class Contact(Interaction):
         }
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
-        """Build the confinement the body's dynamics holds (the projection rung).
+        """Build what the rung hands the body's dynamics.
 
         Checks the rung's Requires row, resolves the settings under ``profile``
-        and converts them to SI floats (metres) for
-        ``mime.interactions._projection.build_confinement``.
+        and converts them to SI floats for the physics: the projection rung's
+        confinement (``mime.interactions._projection.build_confinement``) or the
+        penalty rung's springs (``mime.interactions._penalty.plan_penalty``).
         """
         roles = {"body": body, "surface": surface}
-        self.declared_rung(self["rung"]).check(roles, where=self.label())
+        rung = self["rung"]
+        self.declared_rung(rung).check(roles, where=self.label())
         values = self.resolved(profile=profile, body=body, surface=surface)
         margin = values["margin"].si(Length, argument="margin")
         spacing = values["spacing"]
         spacing_m = None if spacing is None else spacing.si(Length, argument="spacing")
+        if rung == "penalty":
+            from mime.interactions._penalty import plan_penalty
+
+            if spacing_m is None:
+                raise ValidationError(
+                    f"{self.label()}: body = {type(body).__name__} has no hull; the penalty rung needs "
+                    f"hull points to put its springs at"
+                )
+            return plan_penalty(
+                body=body,
+                surface=surface,
+                stiffness=values["stiffness"].si(Stiffness, argument="stiffness"),
+                damping=values["damping"].si(Damping, argument="damping"),
+                spacing=spacing_m,
+                margin=margin,
+            )
         from mime.interactions._projection import build_confinement
 
         return build_confinement(
@@ -434,7 +576,13 @@ class Contact(Interaction):
         )
 
     def hand_over(self, planned: Any, *, body: Any, surface: Any) -> None:
-        """Give the planned confinement to the body's dynamics (``body.attach_confinement``)."""
+        """Give the plan to the body's dynamics: a confinement (``body.attach_confinement``) or
+        the penalty springs (``body.attach_wrench``)."""
+        from mime.interactions._penalty import PenaltyPlan
+
+        if isinstance(planned, PenaltyPlan):
+            planned.hand_over(body)
+            return
         attach = getattr(body, "attach_confinement", None)
         if not callable(attach):
             raise ValidationError(
@@ -445,6 +593,11 @@ class Contact(Interaction):
 
     def take_back(self, planned: Any, *, body: Any, surface: Any) -> None:
         """Undo :meth:`hand_over` before a rebuild: detach ``planned`` if the body still holds it."""
+        from mime.interactions._penalty import PenaltyPlan
+
+        if isinstance(planned, PenaltyPlan):
+            planned.take_back()
+            return
         detach = getattr(body, "detach_confinement", None)
         if getattr(body, "confinement", None) is planned and callable(detach):
             detach()

@@ -21,6 +21,13 @@ pressing the bar down (N). At ``theta = 0`` the gap Jacobian is ``J = [[1, r_i]]
 and the mass matrix ``diag(m, I)``: :meth:`PlanarBarNode.frozen_modes` hands them
 to ``maddening.analysis.contact_modes``.
 
+The same bar is expressible as a MIME experiment: :func:`bar_experiment` builds a
+``RigidInertialNode`` whose hull is the support points (a ``PointSet``) and attaches
+``Contact.Penalty`` to it against a floor, so the contact entry's penalty rung
+(not this module's own springs) carries the bar. Its rigid-body step is
+semi-implicit Euler, whose positions obey the same recurrence as central
+differences, ``x_{n+1} - 2 x_n + x_{n-1} = h^2 a(x_n)``.
+
 >>> import jax
 >>> bar = PlanarBarNode(supports=(-0.1, 0.1), stiffness=1e5, mass=2.0, inertia=0.005)
 >>> with jax.enable_x64(True):
@@ -53,7 +60,7 @@ from maddening.core import (
 from mime.errors import ValidationError
 from mime.interactions._penalty import penalty_forces, penalty_wrench
 
-__all__ = ["PlanarBarNode", "FlatFloor", "run_bar"]
+__all__ = ["PlanarBarNode", "FlatFloor", "run_bar", "bar_experiment", "experiment_gaps"]
 
 
 class FlatFloor:
@@ -191,7 +198,7 @@ class PlanarBarNode(Node):
         return coupled_modes(self.jacobian(), self.mass_matrix(), self.stiffness)
 
     def equilibrium(self) -> dict[str, Any]:
-        """The level rest state with every support compressed (solved for the linear springs).
+        """The level rest state with every support compressed (solved for the linear springs), float64.
 
         Raises ``ValidationError`` if the supports cannot hold the load level and compressed.
         """
@@ -207,7 +214,8 @@ class PlanarBarNode(Node):
                 f"PlanarBarNode.equilibrium: load = {load!r} N is not allowed; expected a downward load that keeps "
                 f"every support compressed"
             )
-        return {"y": jnp.asarray(y), "theta": jnp.asarray(th), "y_rate": jnp.asarray(0.0), "theta_rate": jnp.asarray(0.0)}
+        # NumPy float64, not jnp: outside an x64 context jnp would round the rest state to float32
+        return {"y": np.float64(y), "theta": np.float64(th), "y_rate": np.float64(0.0), "theta_rate": np.float64(0.0)}
 
     # -- maddening's node interface -------------------------------------------------------------
     def initial_state(self) -> dict[str, Any]:
@@ -284,3 +292,70 @@ def _scan(bar: PlanarBarNode, method: str, steps: int) -> Any:
 
         _SCANS[key] = (bar, jax.jit(run))
     return _SCANS[key][1]
+
+
+def bar_experiment(bar: PlanarBarNode, *, margin: Any = None, state0: Mapping[str, Any] | None = None) -> tuple[Any, Any]:
+    """``bar`` as a MIME experiment: ``(experiment, body)``, the body held by ``Contact.Penalty``.
+
+    The body is a ``mime.nodes.RigidInertialNode`` whose hull is the supports
+    (a ``PointSet`` at ``(r_i, 0, 0)``), with the bar's mass, its inertia about
+    every axis, and its weight and preload as a constant force. The bar's
+    ``theta`` (raising ``+r``) is a turn about ``-y``. The contact is
+    ``Contact.Penalty(margin=margin, stiffness=k, damping=c)`` against a floor
+    lowered by the margin, so a spring engages where the support's height above
+    ``z = 0`` turns negative, as the bar's own gaps do. All supports must share one
+    stiffness and one damping (the entry takes one of each).
+
+    ``state0`` (the bar's state fields, m, rad, m/s, rad/s) overrides the bar's start.
+    """
+    from mime.experiment import Experiment
+    from mime.geometry import PointSet
+    from mime.interactions.contact import Contact
+    from mime.nodes.rigid import ConstantLoad, RigidInertialNode
+    from mime.scene import Floor
+    from mime.units import N_per_m, N_s_per_m, um
+
+    for name in ("stiffness", "damping"):
+        values = getattr(bar, name)
+        if len(set(values)) != 1:
+            raise ValidationError(
+                f"bar_experiment: bar.{name} = {values!r} is not allowed; expected one value shared by every "
+                f"support (Contact takes one {name})"
+            )
+    margin = um(1.0) if margin is None else margin
+    start = dict(bar.start)
+    if state0 is not None:
+        start.update({k: float(v) for k, v in state0.items()})
+    half = 0.5 * start["theta"]
+    p = bar.params
+    body = RigidInertialNode(
+        PointSet([(r, 0.0, 0.0) for r in bar.supports]),
+        mass=float(p["mass"]),
+        inertia=(float(p["inertia"]),) * 3,
+        position=(0.0, 0.0, start["y"]),
+        orientation=(math.cos(half), 0.0, -math.sin(half), 0.0),
+        velocity=(0.0, 0.0, start["y_rate"]),
+        angular_velocity=(0.0, -start["theta_rate"], 0.0),
+        force=(0.0, 0.0, float(p["mass"]) * float(p["gravity"]) - float(p["preload"])),
+        name="bar",
+    )
+    floor = Floor(-margin.si(argument="margin"), name="floor")
+    experiment = Experiment()
+    experiment.attach(
+        Contact.Penalty(margin=margin, stiffness=N_per_m(bar.stiffness[0]), damping=N_s_per_m(bar.damping[0])),
+        body=body,
+        surface=floor.surface,
+    )
+    return experiment, body
+
+
+def experiment_gaps(record: Any, bar: PlanarBarNode) -> np.ndarray:
+    """The supports' heights above ``z = 0`` over a run of :func:`bar_experiment`, ``(steps, n)`` m.
+
+    A support at body-frame ``(r_i, 0, 0)`` is at world height ``z + R[2, 0] r_i``,
+    with ``R`` the body's rotation (``R[2, 0] = 2 (q_x q_z - q_w q_y)``).
+    """
+    q = np.asarray(record.states["orientation"])
+    z = np.asarray(record.states["position"])[:, 2]
+    r20 = 2.0 * (q[:, 1] * q[:, 3] - q[:, 0] * q[:, 2])
+    return z[:, None] + r20[:, None] * np.asarray(bar.supports)[None, :]

@@ -338,6 +338,8 @@ class RigidInertialNode(Node):
         self.force = as_load(force, "force")
         self.torque = as_load(torque, "torque")
         self.confinement: Any = None
+        self.wrenches: tuple[Any, ...] = ()
+        """Loads a contact delivers into the applied wrench (the penalty rung's springs); not saved."""
 
     # -- what the contact reads ---------------------------------------------------------
     @property
@@ -370,6 +372,25 @@ class RigidInertialNode(Node):
         """Drop the held confinement (the body is free again)."""
         self.confinement = None
 
+    def attach_wrench(self, source: Any) -> None:
+        """Add ``source.wrench(t, state) -> (F, tau)`` (N, N m; world frame, about the centre) to the applied loads.
+
+        This is the ``body.applied_wrench`` input a penalty contact delivers into. The
+        source must be hashable (it is part of the compiled step's static key).
+        """
+        if not callable(getattr(source, "wrench", None)):
+            raise ValidationError(
+                f"RigidInertialNode {self.name!r}: source = {source!r} is not allowed; expected a load source "
+                f"with wrench(t, state) -> (force, torque), such as a penalty contact's plan"
+            )
+        if any(w is source for w in self.wrenches):
+            raise ValidationError(f"RigidInertialNode {self.name!r}: source = {source!r} is already attached")
+        self.wrenches = self.wrenches + (source,)
+
+    def detach_wrench(self, source: Any) -> None:
+        """Remove a source :meth:`attach_wrench` added (no-op if it is not attached)."""
+        self.wrenches = tuple(w for w in self.wrenches if w is not source)
+
     # -- maddening's node interface ------------------------------------------------------
     def initial_state(self) -> dict[str, Any]:
         return {k: jnp.asarray(v) for k, v in self.start.items()}
@@ -388,8 +409,8 @@ class RigidInertialNode(Node):
             raise ValidationError(str(exc)) from None
 
     def _static(self) -> tuple:
-        """What the compiled step depends on: each load's class (or the callable itself)."""
-        return tuple(_load_key(load) for load in (self.force, self.torque))
+        """What the compiled step depends on: each load's class (or the callable itself), then the wrench sources."""
+        return tuple(_load_key(load) for load in (self.force, self.torque)) + self.wrenches
 
     def _params(self, params: Mapping[str, Any] | None = None) -> dict[str, Any]:
         p = {k: jnp.asarray(v) for k, v in self.resolve_params(params).items()}
@@ -518,6 +539,10 @@ def _loads(static: tuple, p: Mapping[str, Any], state: Mapping[str, Any], t: Any
     x = state["position"]
     F = _load(static[0], p, "force", state, t)
     tau = _load(static[1], p, "torque", state, t)
+    for source in static[2:]:  # contact loads delivered into the applied wrench (world frame)
+        F_c, tau_c = source.wrench(t, state)
+        F = F + jnp.asarray(F_c, dtype=x.dtype)
+        tau = tau + jnp.asarray(tau_c, dtype=x.dtype)
     if "force" in bi:
         F = F + jnp.asarray(bi["force"], dtype=x.dtype)
     if "torque" in bi:

@@ -39,6 +39,23 @@ MUTATIONS = [
         "book/maddening/ball.md",
         "ball_order",
     ),
+    Mutation(
+        "central differences kick twice with the old acceleration",
+        "maddening/core/simulation/_second_order_schemes.py",
+        "new.update({r: _step(mid[r], second[r], half) for r in rates})",
+        "new.update({r: _step(mid[r], first[r], half) for r in rates})",
+        "book/notes/contact-mode-stability.md",
+        "cms_formula_cd_magnitude_inside",
+    ),
+    Mutation(
+        "contact 0.4.0 holds the centre, as 0.1.0 did",
+        "mime/interactions/contact.py",
+        "return build_confinement(\n            margin=margin, spacing=spacing_m, rule=values[\"rule\"], body=body, surface=surface\n        )",
+        "from mime.interactions._projection import build_centre_confinement\n\n        "
+        "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)",
+        "book/mime/contact.md",
+        "narrow_tube_040_keeps_margin",
+    ),
 ]
 
 

@@ -293,7 +293,7 @@ class RigidInertialNode(Node):
     projects_confinement: ClassVar[bool] = True
     """The dynamics holds a confinement in its own update (the projection rung's Requires row)."""
     accepts: ClassVar[tuple[str, ...]] = ("body.confinement", "body.applied_wrench")
-    """The inputs this dynamics accepts: a contact's confinement (the projection rung) and loads
+    """Which inputs this dynamics takes, a contact's confinement (the projection rung) and loads
     added to its applied wrench (the penalty rung)."""
 
     def __init__(

@@ -313,7 +313,7 @@ def bar_experiment(bar: PlanarBarNode, *, margin: Any = None, state0: Mapping[st
     from mime.interactions.contact import Contact
     from mime.nodes.rigid import ConstantLoad, RigidInertialNode
     from mime.scene import Floor
-    from mime.units import N_per_m, N_s_per_m, um
+    from mime.units import Length, N_per_m, N_s_per_m, as_si, um
 
     for name in ("stiffness", "damping"):
         values = getattr(bar, name)
@@ -339,7 +339,7 @@ def bar_experiment(bar: PlanarBarNode, *, margin: Any = None, state0: Mapping[st
         force=(0.0, 0.0, float(p["mass"]) * float(p["gravity"]) - float(p["preload"])),
         name="bar",
     )
-    floor = Floor(-margin.si(argument="margin"), name="floor")
+    floor = Floor(-as_si(margin, Length, argument="margin"), name="floor")
     experiment = Experiment()
     experiment.attach(
         Contact.Penalty(margin=margin, stiffness=N_per_m(bar.stiffness[0]), damping=N_s_per_m(bar.damping[0])),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -15,6 +15,7 @@ from skcomplex.core.elements import derivative_of
 from skcomplex.core.interactions import CrossingInteraction
 from skcomplex.core.system import System
 from skcomplex.engine.events import locate_crossing
+from skcomplex.exceptions import ValidationError
 
 State = dict[str, Any]
 TIE = 1e-12  # crossings within TIE * (rest of the step) of the earliest are simultaneous (a corner);
@@ -31,6 +32,7 @@ class StepOptions:
     iterations: int
     differentiable: bool
     record: bool
+    capacity: int | None = None  # only for ``build_batched_step``: the compaction buffer (None: automatic)
 
 
 def chains_of(states: dict[str, Any]) -> list[list[str]]:
@@ -61,18 +63,23 @@ def advance_states(states: dict[str, Any], chains: list[list[str]], tau: Any) ->
     return out
 
 
-def build_step(system: System, options: StepOptions) -> Callable[..., tuple[State, dict[str, Any]]]:
-    """Build the pure step ``step(state, params, dt) -> (state, info)`` for ``system``.
+class StepParts(NamedTuple):
+    """The pieces of the step of one point, shared by the per-point and the batched step.
 
-    ``state`` is ``{'t': time, 'elements': {label: {name: array}}, 'on_wall':
-    bool[n_crossings], 'scale': float[n_crossings]}`` (``on_wall`` flags the
-    walls the point sits on after an event, ``scale`` keeps each wall's last
-    impact speed, the reference for telling a slide from a departure); ``params`` is ``{interaction_label: {name: value}}``.
-    ``info`` holds ``events`` (the number of crossings located in the step),
-    ``overflow`` (the step could not be finished within ``max_events``) and,
-    when recording, ``log`` (time, hits, acted and post-event states of each
-    event slot).
+    ``start(state, dt)`` builds the loop carry, ``busy(carry)`` tells whether the
+    point has time left in the step (and event slots to use), ``iteration(carry,
+    params)`` is one event pass (locate the earliest crossing in the rest of the
+    step, advance to it, act), ``finish(carry)`` returns ``(state, info)``.
     """
+
+    start: Callable[..., dict]
+    busy: Callable[[dict], Any]
+    iteration: Callable[[dict, dict], dict]
+    finish: Callable[[dict], tuple[State, dict[str, Any]]]
+
+
+def build_parts(system: System, options: StepOptions) -> StepParts:
+    """The per-point pieces of the step for ``system`` (see ``build_step`` for the state)."""
     crossings = [i for i in system.interactions if isinstance(i, CrossingInteraction)]
     chains = {e.label: chains_of(e.states) for e in system.elements}
     slots = options.max_events + 1
@@ -151,8 +158,7 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
             }
         return new
 
-    def step(state: State, params: dict, dt: Any) -> tuple[State, dict[str, Any]]:
-        dt = jnp.asarray(dt, dtype=jnp.result_type(float))
+    def start(state: State, dt: Any) -> dict:
         carry = {
             "t": jnp.asarray(state["t"], dtype=dt.dtype),
             "dt": dt,
@@ -173,18 +179,13 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
                     state["elements"],
                 ),
             }
+        return carry
 
-        def busy(c: dict) -> Any:
-            return (c["remaining"] > 0) & (c["iteration"] < slots)
+    def busy(c: dict) -> Any:
+        return (c["remaining"] > 0) & (c["iteration"] < slots)
 
-        if options.differentiable:
-            def body(_: int, c: dict) -> dict:
-                return lax.cond(busy(c), lambda c: iteration(c, params), lambda c: c, c)
-
-            carry = lax.fori_loop(0, slots, body, carry)
-        else:
-            carry = lax.while_loop(busy, lambda c: iteration(c, params), carry)
-        out = {"t": carry["t"] + dt, "elements": carry["elements"], "on_wall": carry["on_wall"],
+    def finish(carry: dict) -> tuple[State, dict[str, Any]]:
+        out = {"t": carry["t"] + carry["dt"], "elements": carry["elements"], "on_wall": carry["on_wall"],
                "scale": carry["scale"]}
         info = {
             "events": carry["events"],
@@ -194,4 +195,97 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
             info["log"] = carry["log"]
         return out, info
 
+    return StepParts(start, busy, iteration, finish)
+
+
+def build_step(system: System, options: StepOptions) -> Callable[..., tuple[State, dict[str, Any]]]:
+    """Build the pure step ``step(state, params, dt) -> (state, info)`` for ``system``.
+
+    ``state`` is ``{'t': time, 'elements': {label: {name: array}}, 'on_wall':
+    bool[n_crossings], 'scale': float[n_crossings]}`` (``on_wall`` flags the
+    walls the point sits on after an event, ``scale`` keeps each wall's last
+    impact speed, the reference for telling a slide from a departure); ``params`` is ``{interaction_label: {name: value}}``.
+    ``info`` holds ``events`` (the number of crossings located in the step),
+    ``overflow`` (the step could not be finished within ``max_events``) and,
+    when recording, ``log`` (time, hits, acted and post-event states of each
+    event slot).
+    """
+    parts = build_parts(system, options)
+
+    def step(state: State, params: dict, dt: Any) -> tuple[State, dict[str, Any]]:
+        dt = jnp.asarray(dt, dtype=jnp.result_type(float))
+        carry = parts.start(state, dt)
+        if options.differentiable:
+            def body(_: int, c: dict) -> dict:
+                return lax.cond(parts.busy(c), lambda c: parts.iteration(c, params), lambda c: c, c)
+
+            carry = lax.fori_loop(0, options.max_events + 1, body, carry)
+        else:
+            carry = lax.while_loop(parts.busy, lambda c: parts.iteration(c, params), carry)
+        return parts.finish(carry)
+
     return step
+
+
+def default_capacity(n_points: int) -> int:
+    """The compaction buffer of ``build_batched_step`` for a batch of ``n_points``: 1/32 of it, at least 1."""
+    return max(1, -(-n_points // 32))
+
+
+def build_batched_step(system: System, options: StepOptions) -> Callable[..., tuple[State, dict[str, Any]]]:
+    """Build ``step(states, params, dt) -> (states, info)`` for a batch of points, with compaction.
+
+    ``states`` (and the returned ``states`` and ``info``) are the per-point pytrees of
+    :func:`build_step` with a leading batch axis of length ``n`` on every leaf; ``dt``
+    is a scalar or one step per point (shape ``(n,)``); ``params`` is shared.
+
+    The result is bitwise that of ``jax.vmap(build_step(system, options))`` (with the
+    while-loop, non-differentiable step): each point goes through the same event
+    passes, each pass being the same per-point function. Only the scheduling differs.
+    ``vmap`` of the per-point ``lax.while_loop`` runs every pass on the whole batch
+    (each point then keeps or drops the result) for as many passes as the busiest
+    point needs; here the first pass runs on the whole batch and every later one only
+    on the points that still have time left in the step, gathered (``jnp.nonzero``
+    with a fixed ``size``) into a buffer of ``options.capacity`` points and scattered
+    back. When more points are busy than the buffer holds, the pass takes several
+    rounds of the buffer. The loop is a ``lax.while_loop``: forward mode and ``jit``,
+    no reverse-mode gradient (use ``vmap`` of the differentiable step for that).
+    """
+    if options.differentiable:
+        raise ValidationError("build_batched_step: the batched step needs differentiable=False, got True")
+    parts = build_parts(system, options)
+
+    def batched_step(states: State, params: dict, dt: Any) -> tuple[State, dict[str, Any]]:
+        sizes = {jnp.shape(leaf)[0] if jnp.ndim(leaf) else None for leaf in jax.tree_util.tree_leaves(states)}
+        if len(sizes) != 1 or None in sizes:
+            raise ValidationError(
+                f"the batched step needs one leading batch axis on every state leaf, got lengths {sizes}")
+        (n,) = sizes
+        dt = jnp.asarray(dt, dtype=jnp.result_type(float))
+        if dt.ndim > 1 or (dt.ndim == 1 and dt.shape[0] != n):
+            raise ValidationError(f"the batched step needs dt to be a scalar or of shape ({n},), got shape {dt.shape}")
+        dt = jnp.broadcast_to(dt, (n,))
+        passes = jax.vmap(parts.iteration, in_axes=(0, None))
+        carry = jax.vmap(parts.start)(states, dt)
+        # the first pass, on every point, as vmap of the while-loop does it
+        live = jax.vmap(parts.busy)(carry)
+        first = passes(carry, params)
+        carry = jax.tree_util.tree_map(
+            lambda new, old: jnp.where(live.reshape((n,) + (1,) * (jnp.ndim(old) - 1)), new, old), first, carry)
+        if n > 0:
+            size = default_capacity(n) if options.capacity is None else min(options.capacity, n)
+
+            def more(c: dict) -> Any:
+                return jnp.any(jax.vmap(parts.busy)(c))
+
+            def compacted(c: dict) -> dict:
+                # the first `size` busy points, by index; the unused slots point past the end
+                (index,) = jnp.nonzero(jax.vmap(parts.busy)(c), size=size, fill_value=n)
+                buffer = jax.tree_util.tree_map(lambda a: jnp.take(a, index, axis=0, mode="clip"), c)
+                done = passes(buffer, params)
+                return jax.tree_util.tree_map(lambda a, b: a.at[index].set(b, mode="drop"), c, done)
+
+            carry = lax.while_loop(more, compacted, carry)
+        return jax.vmap(parts.finish)(carry)
+
+    return batched_step

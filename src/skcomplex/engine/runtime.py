@@ -26,7 +26,7 @@ from jax import lax
 
 from skcomplex.core.interactions import CrossingInteraction
 from skcomplex.core.system import System
-from skcomplex.engine._stepper import StepOptions, build_step
+from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
 from skcomplex.engine.trajectory import Event, Trajectory
 from skcomplex.exceptions import EventLimitError, ValidationError
@@ -199,7 +199,8 @@ class Simulation:
 
     # ------------------------------------------------------------ pure functions
 
-    def step_function(self, *, differentiable: bool = True, record: bool = False):
+    def step_function(self, *, differentiable: bool = True, record: bool = False, batched: bool = False,
+                      capacity: int | None = None):
         """The pure step ``step(state, params, dt) -> (state, info)``, not jitted.
 
         With ``differentiable=True`` the event loop has a fixed trip count
@@ -208,8 +209,43 @@ class Simulation:
         that stops as soon as the step is done (forward mode and ``vmap`` only),
         which is what ``run()`` uses. Both give the same values.
         With ``record=True``, ``info['log']`` records each event of the step.
+
+        With ``batched=True`` (which needs ``differentiable=False``) the step
+        takes a batch of points: every leaf of ``state`` has a leading axis of
+        the same length ``n``, ``dt`` is a scalar or has shape ``(n,)``, and
+        ``params`` is shared. Its results are bitwise those of
+        ``jax.vmap(step_function(differentiable=False, record=record))``, but
+        faster when only a few points have crossings in a step: ``vmap`` of the
+        per-point loop runs every event pass on the whole batch for as many
+        passes as the busiest point needs, while the batched step runs the
+        first pass on the whole batch and the later ones only on the points that
+        still have time left in the step, gathered into a buffer of
+        ``capacity`` points (default: ``ceil(n / 32)``; more busy points than
+        that take several rounds of the buffer).
+
+        Raises:
+            skcomplex.exceptions.ValidationError: ``batched=True`` with
+                ``differentiable=True``, or a ``capacity`` that is not an int >= 1
+                (or one given without ``batched=True``).
         """
-        options = StepOptions(self.max_events, self.subdivisions, self.iterations, differentiable, record)
+        for name, value in (("differentiable", differentiable), ("record", record), ("batched", batched)):
+            if not isinstance(value, bool):
+                raise ValidationError(f"Simulation.step_function: {name} must be a bool, got {value!r}")
+        if capacity is not None:
+            if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
+                raise ValidationError(
+                    f"Simulation.step_function: capacity must be None or an int >= 1, got {capacity!r}")
+            if not batched:
+                raise ValidationError(
+                    f"Simulation.step_function: capacity={capacity!r} is the buffer of the batched step; "
+                    "pass batched=True with it")
+        if batched and differentiable:
+            raise ValidationError(
+                "Simulation.step_function: batched=True needs differentiable=False (the batched step is a "
+                "while-loop; for reverse-mode gradients, jax.vmap the differentiable step), got differentiable=True")
+        options = StepOptions(self.max_events, self.subdivisions, self.iterations, differentiable, record, capacity)
+        if batched:
+            return build_batched_step(self.system, options)
         return build_step(self.system, options)
 
     def final_state(self, params: Any = None, state: Any = None, *, steps: int) -> Any:

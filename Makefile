@@ -12,6 +12,12 @@ BUILD   := _build
 JB      := $(BIN)/jupyter-book build -W -n --keep-going .
 PYTEST_OPTS ?= -n 2 --dist loadfile
 CHROMIUM := /usr/bin/chromium
+# JAX's persistent compilation cache for the build's kernels (they inherit the recipe's environment;
+# the root conftest.py sets the same for pytest). Under $(BUILD) so `make clean` drops it, outside
+# the directories `make book` deletes so a clean build keeps it. A variable already set wins.
+JAX_CACHE_ENV := JAX_COMPILATION_CACHE_DIR="$${JAX_COMPILATION_CACHE_DIR-$(CURDIR)/$(BUILD)/jax_cache}" \
+  JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="$${JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS-0}" \
+  JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="$${JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES--1}"
 SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)
 
 .PHONY: book test page setup clean chromium
@@ -28,7 +34,7 @@ setup: $(STAMP)
 
 book: $(STAMP)
 	rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees
-	$(JB)
+	$(JAX_CACHE_ENV) $(JB)
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 
 # The browser tests drive Debian's Chromium through Playwright (pip, in the test extra);

@@ -14,12 +14,32 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
+import sys
 import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
+
+# JAX's persistent compilation cache, for this process's tests and for the pages' kernels (nbval
+# starts them; they inherit this environment). It lives under _build/ (git-ignored): `make clean`
+# drops it, `make book`'s clean build keeps it. A hit returns the executable XLA compiled before
+# for the same program, options and versions, so no result changes. The Makefile's `book` recipe
+# sets the same three for the strict build's kernels. A value already set in the environment wins.
+JAX_CACHE = {
+    "JAX_COMPILATION_CACHE_DIR": str(Path(__file__).resolve().parent / "_build" / "jax_cache"),
+    "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES": "-1",
+}
+for _name, _value in JAX_CACHE.items():
+    os.environ.setdefault(_name, _value)
+if "jax" in sys.modules:  # imported before this file (by a plugin): its config has read the environment already
+    _jax = sys.modules["jax"]
+    _jax.config.update("jax_compilation_cache_dir", os.environ["JAX_COMPILATION_CACHE_DIR"] or None)
+    _jax.config.update("jax_persistent_cache_min_compile_time_secs", float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]))
+    _jax.config.update("jax_persistent_cache_min_entry_size_bytes", int(os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"]))
 
 try:  # the test extras provide both; without them pages are simply not collected
     import jupytext

@@ -202,8 +202,31 @@ def _maddening_cases() -> list[Case]:
              st.sampled_from(["", "MADD-VER-999", None, 10]), E),
         Case("maddening.verification.get(id=unhashable)", lambda v: verification.get(v), "id", unhashable, E,
 ),
+        *_contact_modes_cases(E),
     ]
     return cases
+
+
+def _contact_modes_cases(E) -> list[Case]:
+    from maddening.analysis import coupled_modes, critical_step
+
+    J, M, K = np.array([[1.0, -0.1], [1.0, 0.1]]), np.diag([2.0, 0.005]), [1e5, 1e5]
+    # a Jacobian whose Delassus matrix over- or underflows float64 (it was read as a redundant gap,
+    # and critical_step answered inf: any step stable)
+    out_of_range = st.sampled_from([J * 1e200, J * 1e-170, J * 1e-160, np.array([[5e-324, 0.0]])])
+    return [
+        Case("maddening.analysis.coupled_modes(rtol)", lambda v: coupled_modes(J, M, K, rtol=v), "rtol",
+             st.one_of(real_scalar_outside(0.0, 1.0).filter(lambda v: not (isinstance(v, float) and v == 0.0)),
+                       st.just(1.0), st.booleans()), E),
+        Case("maddening.analysis.coupled_modes(J out of float64 range)", lambda v: coupled_modes(v, M, [1e5]),
+             "J", out_of_range.map(lambda a: a[:1]), E),
+        Case("maddening.analysis.critical_step(J out of float64 range)",
+             lambda v: critical_step("central_difference", v, M, K[: len(v)]), "J", out_of_range, E),
+        Case("maddening.analysis.coupled_modes(K: S overflows)", lambda v: coupled_modes(J * 1e10, M, v), "K",
+             st.sampled_from([[1e300, 1e300], [1e290, 1.0]]), E),
+        Case("maddening.analysis.coupled_modes(K: S underflows)", lambda v: coupled_modes(J, M, v), "K",
+             st.sampled_from([[1e-300, 1e-300], [1e-310, 1e-310]]), E),
+    ]
 
 
 # ------------------------------------------------------------------ skcomplex
@@ -397,7 +420,61 @@ def _mime_body_cases(E) -> list[Case]:
             Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, drag_bad, E),
             Case(f"mime.RigidInertialNode({name}=not a number)", lambda v, n=name: body(**{n: v}), name, drag_text, E),
         ]
-    return cases
+    return cases + _mime_update_cases(E, body()) + _mime_mesh_and_part_cases(E)
+
+
+def _mime_update_cases(E, node) -> list[Case]:
+    """RigidInertialNode.update: the node base's refusals (maddening's error) surface as mime's."""
+    state = node.initial_state()
+    entry = st.sampled_from([np.array([math.nan, 0.0, 0.0]), np.zeros(2), "abc", None, [0.0, 0.0, 1j], [True] * 3])
+    bad_state = st.sampled_from([None, [1.0, 2.0], {}, {k: v for k, v in state.items() if k != "position"},
+                                 {**state, "extra": np.zeros(3)}])
+    return [
+        Case("mime.RigidInertialNode.update(dt)", lambda v: node.update(state, None, v), "dt",
+             real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.RigidInertialNode.update(state)", lambda v: node.update(v, None, 1e-3), "state", bad_state, E),
+        Case("mime.RigidInertialNode.update(state values)", lambda v: node.update({**state, "velocity": v}, None, 1e-3),
+             "state['velocity']", st.one_of(entry, st.just(np.arange(3))), E),  # a state entry is a float
+        Case("mime.RigidInertialNode.update(boundary_inputs)", lambda v: node.update(state, v, 1e-3),
+             "boundary_inputs", st.sampled_from([[1.0], "time", {"wind": 1.0}, 3.0]), E),
+        Case("mime.RigidInertialNode.update(boundary input values)", lambda v: node.update(state, {"force": v}, 1e-3),
+             "boundary_inputs['force']", entry, E),
+        Case("mime.RigidInertialNode.update(time)", lambda v: node.update(state, {"time": v}, 1e-3),
+             "boundary_inputs['time']", st.one_of(NON_FINITE, NOT_A_NUMBER, WRONG_SHAPE), E),
+    ]
+
+
+def _mime_mesh_and_part_cases(E) -> list[Case]:
+    from mime.geometry import Mesh, Part, Sphere
+    from mime.geometry.sampled import cylinder_mesh
+
+    prism = cylinder_mesh(1.0, 2.0, 6)
+    V, F = prism.vertices, prism.faces
+    text_v = [[str(c) for c in row] for row in V.tolist()]
+    vertices_bad = st.one_of(
+        NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE,
+        st.sampled_from([text_v, V.astype(complex), V.astype(str), V > 0, V[:3], V[:, :2],
+                         np.where(V == V.max(), np.nan, V), V.tolist()[:-1] + [["0", "0", "abc"]],
+                         V.tolist()[:-1] + [[0.0, 0.0, 1j]], [[0.0, 0.0, 0.0], [1.0, 1.0]]]),
+    )
+    faces_bad = st.one_of(
+        NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE, NOT_AN_INT,
+        st.sampled_from([F.astype(float), F.astype(str), F > 0, F[:3], F[:, :2], F + len(V), F - len(V),
+                         [[str(c) for c in row] for row in F.tolist()], [[0, 1, 2], [1, 2]]]),
+    )
+    three_bad = st.one_of(NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE.filter(lambda v: np.shape(v) != (3,)),
+                          st.sampled_from(["abc", ["0", "0", "0"], (True, False, True), (1j, 0.0, 0.0),
+                                           (math.nan, 0.0, 0.0), np.zeros((3, 1))]))
+    four_bad = st.one_of(NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE,
+                         st.sampled_from(["abcd", ["1", "0", "0", "0"], (True, False, False, False),
+                                          (1j, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (1.0, 1.0, 0.0, 0.0),
+                                          (0.0, 0.0, 0.0, 0.0), (math.nan, 0.0, 0.0, 0.0)]))
+    return [
+        Case("mime.Mesh(vertices)", lambda v: Mesh(v, F), "vertices", vertices_bad, E),
+        Case("mime.Mesh(faces)", lambda v: Mesh(V, v), "faces", faces_bad, E),
+        Case("mime.Part(position)", lambda v: Part(Sphere(0.5), v), "position", three_bad, E),
+        Case("mime.Part(orientation)", lambda v: Part(Sphere(0.5), (0.0, 0.0, 0.0), v), "orientation", four_bad, E),
+    ]
 
 
 # Things a saved experiment can hold (mime's own rigid body may not exist yet).

@@ -13,7 +13,9 @@ symmetric positive-semidefinite ``S = K^1/2 A K^1/2`` (``A K = K^-1/2 S K^1/2``)
 so its eigenvalues are real and >= 0. Each positive eigenvalue is a squared
 angular frequency; a zero eigenvalue belongs to a gap combination no motion can
 produce (more gaps than the coordinates can move independently), a *redundant*
-gap coordinate, not an oscillation.
+gap coordinate, not an oscillation. Which eigenvalues count as zero is decided
+relative to the largest (``REDUNDANT_RTOL``), so the answer does not depend on
+the units ``J``, ``M`` and ``K`` are measured in.
 
 For one gap, the inertia that gap sees is ``m_eff = 1 / (J M^-1 J^T)`` (kg), and
 a spring ``k`` on it oscillates at ``sqrt(k / m_eff)``.
@@ -35,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from maddening.errors import invalid
+from maddening.errors import concrete_number, invalid
 
 __all__ = [
     "CoupledModes",
@@ -48,7 +50,33 @@ __all__ = [
 ]
 
 REDUNDANT_RTOL = 1e-10
-"""An eigenvalue of ``S`` at most this share of the largest counts as zero (a redundant gap)."""
+"""An eigenvalue of ``S`` at most this share of the largest counts as zero (a redundant gap).
+
+Rounding leaves a true zero eigenvalue of ``S`` near ``1e-15`` of the largest (the
+symmetric eigensolver's backward error is a few ``eps ||S||``, whatever the
+conditioning of ``M``), five orders below this; a genuine mode slower than
+``sqrt(REDUNDANT_RTOL) = 1e-5`` times the fastest frequency is reported as redundant.
+"""
+
+_NORMAL_FLOOR = float(np.finfo(np.float64).tiny / np.finfo(np.float64).eps)
+"""About 1e-292: a matrix whose largest entry is below this has lost relative precision to gradual underflow."""
+
+
+def _in_range(matrix: np.ndarray, moving: bool, argument: str, value: Any, what: str, where: str) -> None:
+    """Refuse a computed matrix that overflowed, or (``moving``: its exact value is not zero) underflowed.
+
+    Either would be reported silently as a wrong answer: an infinite entry makes the
+    eigensolver return zeros (a stiff contact read as no contact, ``critical_step``
+    ``inf``), and a subnormal one loses its digits.
+    """
+    largest = float(np.max(np.abs(matrix))) if np.all(np.isfinite(matrix)) else math.inf
+    if not math.isfinite(largest) or (moving and largest < _NORMAL_FLOOR):
+        raise invalid(
+            argument, value,
+            f"{what} within float64's range (largest entry between {_NORMAL_FLOOR:.0e} and "
+            f"{np.finfo(np.float64).max:.1e}; here {largest:.3g}): measure J, M and K in other units",
+            where=where,
+        )
 
 
 def _jacobian(J: Any, where: str) -> np.ndarray:
@@ -102,7 +130,11 @@ def delassus(J: Any, M: Any) -> np.ndarray:
     """
     Jm = _jacobian(J, "delassus")
     Mm = _mass(M, Jm.shape[1], "delassus")
-    A = Jm @ np.linalg.solve(Mm, Jm.T)
+    with np.errstate(over="ignore", invalid="ignore"):
+        A = Jm @ np.linalg.solve(Mm, Jm.T)
+    # a nonzero row of J has J_i M^-1 J_i^T > 0 exactly: a zero or subnormal A then is underflow
+    _in_range(A, bool(np.any(Jm)), "J", J, "a gap Jacobian whose Delassus matrix J M^-1 J^T (with this M) lies",
+              "delassus")
     return 0.5 * (A + A.T)
 
 
@@ -178,19 +210,43 @@ class CoupledModes:
 def coupled_modes(J: Any, M: Any, K: Any, *, rtol: float = REDUNDANT_RTOL) -> CoupledModes:
     """Frequencies and gap shapes of ``xi'' + A K xi = 0``, from the symmetric ``K^1/2 A K^1/2``.
 
+    Redundant gap coordinates are the eigenvalues ``lambda_i`` of ``S = K^1/2 A K^1/2``
+    with ``lambda_i <= rtol * lambda_max`` (all of them when ``lambda_max <= 0``, a
+    ``J`` of zeros); they are reported as exactly zero. The test is relative to the
+    largest eigenvalue, never absolute: scaling ``J``, ``M`` or ``K`` by a constant
+    (other units) scales every eigenvalue alike and leaves the count unchanged, and a
+    single gap that motion changes, however little (``J = [[1e-120]]``), is a mode.
+    The number of redundant gaps is ``gaps - rank(J)`` whenever the singular values of
+    ``K^1/2 J M^-1/2`` are either within rounding of zero or above ``sqrt(rtol)``
+    times the largest. Inputs whose ``A`` or ``S`` overflow float64, or underflow
+    into its subnormal range, are refused (``maddening.ValidationError``) rather than
+    answered wrongly.
+
     Args:
         J: Gap Jacobian, ``(gaps, coordinates)``.
         M: Mass matrix, ``(coordinates, coordinates)``, symmetric positive-definite.
         K: Penalty stiffnesses, N/m: a vector of ``gaps`` positive numbers or a diagonal matrix.
-        rtol: Eigenvalues at most ``rtol`` times the largest are reported as redundant.
+        rtol: Eigenvalues at most ``rtol`` times the largest are reported as redundant;
+            a real number with ``0 <= rtol < 1`` (default ``REDUNDANT_RTOL = 1e-10``).
+
+    >>> coupled_modes([[1.0, 0.0], [1.0, 0.0]], np.eye(2), [1.0, 1.0]).redundant
+    1
+    >>> coupled_modes([[1e-120, 0.0], [1e-120, 0.0]], np.eye(2), [1.0, 1.0]).redundant
+    1
     """
+    allowed = "a relative tolerance 0 <= rtol < 1"
+    tolerance = concrete_number(rtol, "rtol", allowed, where="coupled_modes")
+    if tolerance is None or not 0.0 <= tolerance < 1.0:
+        raise invalid("rtol", rtol, allowed, where="coupled_modes")
     A = delassus(J, M)
     k = _stiffness(K, A.shape[0], "coupled_modes")
     root = np.sqrt(k)
-    S = root[:, None] * A * root[None, :]
+    with np.errstate(over="ignore", invalid="ignore"):
+        S = root[:, None] * A * root[None, :]
+    _in_range(S, bool(np.any(A)), "K", K, "stiffnesses with which K^1/2 J M^-1 J^T K^1/2 lies", "coupled_modes")
     S = 0.5 * (S + S.T)
     values, vectors = np.linalg.eigh(S)
-    zero = values <= rtol * max(float(values.max()), 0.0)
+    zero = values <= tolerance * max(float(values.max()), 0.0)
     values = np.where(zero, 0.0, values)
     shapes = vectors[:, ~zero] / root[:, None]
     big = np.take_along_axis(shapes, np.argmax(np.abs(shapes), axis=0)[None, :], axis=0)

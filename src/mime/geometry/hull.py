@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, real_array
 from mime.geometry._base import Geometry, positive_length
 from mime.geometry import rotation
 
@@ -39,11 +39,10 @@ class Part:
     def __post_init__(self) -> None:
         if not isinstance(self.geometry, Geometry):
             raise ValidationError(f"Part: geometry = {self.geometry!r} is not allowed; expected a mime.geometry kind")
-        p = np.asarray(self.position, dtype=np.float64)
-        q = np.asarray(self.orientation, dtype=np.float64)
-        if p.shape != (3,) or not np.all(np.isfinite(p)):
-            raise ValidationError(f"Part: position = {self.position!r} is not allowed; expected three finite lengths in metres")
-        if q.shape != (4,) or not np.all(np.isfinite(q)) or abs(np.linalg.norm(q) - 1.0) > 1e-6:
+        # never parsed from text, nor read from a complex number, a bool or None (mime.errors.real_array)
+        p = real_array(self.position, "position", "three finite lengths in metres", shape=(3,), where="Part")
+        q = real_array(self.orientation, "orientation", "a unit quaternion (w, x, y, z)", shape=(4,), where="Part")
+        if abs(np.linalg.norm(q) - 1.0) > 1e-6:
             raise ValidationError(f"Part: orientation = {self.orientation!r} is not allowed; expected a unit quaternion (w, x, y, z)")
         if abs(np.linalg.norm(q) - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
             q = q / np.linalg.norm(q)

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid, real_array
 from mime.geometry._base import Geometry, positive_length
 
 __all__ = ["Box", "Mesh", "cylinder_mesh"]
@@ -78,6 +78,42 @@ class Box(Geometry):
         return {"x": self.x, "y": self.y, "z": self.z}
 
 
+_VERTICES = "finite real numbers of shape (V, 3) with V >= 4, in metres"
+_FACES = "whole-number vertex indices of shape (F, 3) with F >= 4"
+
+
+def _vertices(vertices: Any) -> np.ndarray:
+    """A mesh's vertices as a float64 ``(V, 3)`` array, ``V >= 4``; else mime's ``ValidationError`` naming them.
+
+    Text is never parsed (``"1.0"`` is refused), nor is a complex number, a bool or ``None`` read as one.
+    """
+    v = real_array(vertices, "vertices", _VERTICES, where="Mesh")
+    if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
+        raise ValidationError(f"Mesh: vertices = {v!r} (shape {v.shape}) is not allowed; expected {_VERTICES}")
+    return v
+
+
+def _faces(faces: Any) -> np.ndarray:
+    """A mesh's faces as an integer ``(F, 3)`` array, ``F >= 4``; else mime's ``ValidationError`` naming them.
+
+    Only integers are indices: text, bools, floats (even ``1.0``), complex numbers and ``None`` are refused.
+    """
+    def refuse() -> ValidationError:
+        return invalid("faces", faces, _FACES, where="Mesh")
+
+    if faces is None or isinstance(faces, (bool, np.bool_, str, bytes, complex)):
+        raise refuse()
+    try:
+        f = np.asarray(faces)
+    except Exception:  # noqa: BLE001 - anything NumPy cannot read (a ragged list) is not an index array
+        raise refuse() from None
+    if f.dtype.kind not in "iu":
+        raise refuse()
+    if f.ndim != 2 or f.shape[1] != 3 or len(f) < 4:
+        raise ValidationError(f"Mesh: faces = {f!r} (shape {f.shape}) is not allowed; expected {_FACES}")
+    return f
+
+
 class Mesh(Geometry):
     """A closed triangle mesh: ``vertices`` ``(V, 3)`` m in its frame and ``faces`` ``(F, 3)`` indices.
 
@@ -88,12 +124,8 @@ class Mesh(Geometry):
     has_support: ClassVar[bool] = False
 
     def __init__(self, vertices: Any, faces: Any, *, wall_maxima: int = 8) -> None:
-        v = np.asarray(vertices, dtype=np.float64)
-        f = np.asarray(faces)
-        if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4 or not np.all(np.isfinite(v)):
-            raise ValidationError(f"Mesh: vertices of shape {v.shape} are not allowed; expected (V, 3) finite with V >= 4")
-        if f.ndim != 2 or f.shape[1] != 3 or len(f) < 4 or not np.issubdtype(f.dtype, np.integer):
-            raise ValidationError(f"Mesh: faces of shape {f.shape} ({f.dtype}) are not allowed; expected (F, 3) integers with F >= 4")
+        v = _vertices(vertices)
+        f = _faces(faces)
         if f.min() < 0 or f.max() >= len(v):
             raise ValidationError(f"Mesh: faces index {int(f.min())}..{int(f.max())} is not allowed; expected indices 0..{len(v) - 1}")
         a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]

@@ -25,8 +25,9 @@ inertia, and the pose is projected back after it
 from __future__ import annotations
 
 import math
+from contextlib import contextmanager
 from functools import partial
-from typing import Any, Callable, ClassVar, Mapping
+from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import jax
 import jax.numpy as jnp
@@ -235,6 +236,20 @@ def _load_from_document(doc: Any) -> Load | None:
 # ---------------------------------------------------------------------------------------
 # the node
 # ---------------------------------------------------------------------------------------
+@contextmanager
+def _mime_errors() -> Iterator[None]:
+    """Raise a ``maddening.ValidationError`` from the node base as mime's ``ValidationError`` (same message).
+
+    A mime user catches ``mime.ValidationError``; the two are unrelated ``ValueError`` subclasses.
+    """
+    from maddening.errors import ValidationError as MaddeningValidationError
+
+    try:
+        yield
+    except MaddeningValidationError as exc:
+        raise ValidationError(str(exc)) from None
+
+
 def _vec(value: Any, n: int, argument: str) -> tuple[float, ...]:
     """``n`` finite real numbers (never parsed from text, never complex), or mime's ``ValidationError``."""
     v = real_array(value, argument, f"{n} finite numbers", shape=(n,), where="RigidInertialNode")
@@ -419,6 +434,16 @@ class RigidInertialNode(Node):
                 p[f"{name}_load"] = jax.tree_util.tree_map(jnp.asarray, load.parameters())
         return p
 
+    def check_state(self, state: Mapping[str, Any], *, values: bool = False) -> None:
+        """``Node.check_state``, its refusals raised as mime's ``ValidationError`` (same message)."""
+        with _mime_errors():
+            super().check_state(state, values=values)
+
+    def check_boundary_inputs(self, boundary_inputs: Mapping[str, Any] | None, *, values: bool = False) -> dict[str, Any]:
+        """``Node.check_boundary_inputs``, its refusals raised as mime's ``ValidationError`` (same message)."""
+        with _mime_errors():
+            return super().check_boundary_inputs(boundary_inputs, values=values)
+
     def update(
         self,
         state: Mapping[str, Any],
@@ -426,12 +451,20 @@ class RigidInertialNode(Node):
         dt: float,
         params: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """One step of ``dt`` s (holding the attached confinement, if any)."""
+        """One step of ``dt`` s (holding the attached confinement, if any).
+
+        A concrete ``dt`` that is not a finite number > 0, a ``state`` without exactly the
+        node's fields or with an entry that is not a finite float array of its shape, or a
+        ``boundary_inputs`` naming an unknown input or holding a value that is not a finite
+        real array of its shape, raises mime's ``ValidationError`` naming it. Traced values
+        (under ``jit``, ``grad``, ``vmap``, ``lax.scan``) pass unchecked.
+        """
         from maddening.core import check_timestep
 
-        check_timestep(dt, where="RigidInertialNode.update")
-        self.check_state(state)
-        bi = self.check_boundary_inputs(boundary_inputs)
+        with _mime_errors():
+            check_timestep(dt, where="RigidInertialNode.update")
+        self.check_state(state, values=True)
+        bi = self.check_boundary_inputs(boundary_inputs, values=True)
         spec, arrays = self._confinement_parts()
         new, _ = step(self._static(), spec, self._params(params), arrays, dict(state), bi, dt)
         return new
@@ -443,6 +476,7 @@ class RigidInertialNode(Node):
         params: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The free body's right-hand side (no confinement): ``x' = v``, ``q' = q (0, w) / 2``, Newton and Euler."""
+        self.check_state(state)
         bi = self.check_boundary_inputs(boundary_inputs)
         p = self._params(params)
         t = bi.get("time", 0.0)

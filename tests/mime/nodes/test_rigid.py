@@ -155,3 +155,73 @@ def test_an_injected_param_refused_by_the_node_base_is_mimes_validation_error():
         b.update(b.initial_state(), None, 1e-3, params={"mass": -1.0})
     with pytest.raises(ValidationError, match="inertia"):
         b.update(b.initial_state(), None, 1e-3, params={"inertia": (1.0, 1.0)})
+
+
+def _update_refusals():
+    b = _body()
+    s = b.initial_state()
+    cases = [(dt, lambda dt=dt: b.update(s, None, dt), "dt") for dt in
+             (0.0, -1e-3, float("nan"), float("inf"), "1e-3", None, True, 1j, [1e-3], np.zeros(2))]
+    bad_states = (None, [1.0, 2.0], {k: v for k, v in s.items() if k != "position"}, {**s, "extra": jnp.zeros(3)})
+    cases += [(st_, lambda st_=st_: b.update(st_, None, 1e-3), "state") for st_ in bad_states]
+    bad_entries = (jnp.array([np.nan, 0.0, 0.0]), jnp.zeros(2), "abc", None, np.array([1, 2, 3]), [0.0, 0.0, 1j])
+    cases += [(e, lambda e=e: b.update({**s, "position": e}, None, 1e-3), "state['position']") for e in bad_entries]
+    bad_inputs = ([1.0], "time", {"wind": 1.0})
+    cases += [(bi, lambda bi=bi: b.update(s, bi, 1e-3), "boundary_inputs") for bi in bad_inputs]
+    bad_values = ({"time": float("nan")}, {"time": "abc"}, {"time": [0.0, 1.0]}, {"force": (0.0, 0.0)},
+                  {"torque": (0.0, float("inf"), 0.0)}, {"force": None})
+    cases += [(bi, lambda bi=bi: b.update(s, bi, 1e-3), f"boundary_inputs[{next(iter(bi))!r}]") for bi in bad_values]
+    return cases
+
+
+@pytest.mark.parametrize("value,call,argument", _update_refusals(), ids=lambda v: repr(v)[:40])
+def test_update_refuses_bad_dt_state_and_boundary_inputs_with_mimes_error(value, call, argument):
+    """update raised maddening.ValidationError (from the Node base) for a bad dt, state or boundary input,
+    which a mime user catching mime.ValidationError would miss; a wrong-shaped or text state entry was a bare
+    TypeError or AttributeError, and a NaN state entry or boundary input was silently stepped."""
+    import maddening
+
+    with pytest.raises(ValidationError) as caught:
+        call()
+    assert not isinstance(caught.value, maddening.ValidationError)
+    message = str(caught.value)
+    assert message.startswith("RigidInertialNode") and f"{argument} = " in message and "is not allowed; expected" in message
+
+
+def test_update_refusals_keep_the_node_bases_message():
+    from maddening.core import check_timestep
+
+    import maddening
+
+    b = _body()
+    with pytest.raises(maddening.ValidationError) as base:
+        check_timestep(-1.0, where="RigidInertialNode.update")
+    with pytest.raises(ValidationError) as mine:
+        b.update(b.initial_state(), None, -1.0)
+    assert str(mine.value) == str(base.value)
+    with pytest.raises(ValidationError, match=r"RigidInertialNode: state = None is not allowed"):
+        b.derivatives(None, None)
+    with pytest.raises(ValidationError, match=r"RigidInertialNode: boundary_inputs = \['wind'\]"):
+        b.derivatives(b.initial_state(), {"wind": 1.0})
+
+
+def test_update_stays_traceable_under_jit_grad_vmap_and_scan():
+    """The checks run on concrete values only: traced dt, state and boundary inputs pass."""
+    b = _body(force=(0.0, 0.0, -1.0), translational_drag=0.5, velocity=(1.0, 0.0, 0.0))
+    with jax.enable_x64(True):
+        s = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in b.initial_state().items()}
+        plain = b.update(s, {"time": 0.0}, 1e-3)
+        jitted = jax.jit(lambda st, t, dt: b.update(st, {"time": t}, dt))(s, 0.0, 1e-3)
+        for k in plain:
+            assert np.array_equal(np.asarray(plain[k]), np.asarray(jitted[k]))
+        grad = jax.grad(lambda dt: b.update(s, None, dt)["position"][0])(1e-3)
+        assert np.isfinite(float(grad)) and float(grad) > 0
+        many = jax.vmap(lambda v: b.update({**s, "velocity": v}, {"force": jnp.zeros(3)}, 1e-3))(jnp.eye(3))
+        assert many["position"].shape == (3, 3)
+
+        def body(state, _):
+            new = b.update(state, None, 1e-3)
+            return new, new["position"]
+
+        last, path = jax.lax.scan(body, s, None, length=5)
+        assert path.shape == (5, 3) and np.all(np.isfinite(np.asarray(path)))

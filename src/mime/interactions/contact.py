@@ -498,12 +498,17 @@ class Contact(Interaction):
     @classmethod
     def Penalty(cls, **settings: Any) -> "Contact":
         """``Contact(rung="penalty", **settings)``; it saves identically."""
+        return cls._on_rung("penalty", "Penalty", settings)
+
+    @classmethod
+    def _on_rung(cls, rung: str, constructor: str, settings: dict[str, Any]) -> "Contact":
+        """``cls(rung=rung, **settings)``, refusing a ``rung`` among ``settings``."""
         if "rung" in settings:
             raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Penalty(...), "
-                f"which sets rung='penalty' itself"
+                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in {constructor}(...), "
+                f"which sets rung={rung!r} itself"
             )
-        return cls(rung="penalty", **settings)
+        return cls(rung=rung, **settings)
 
     def validate(self) -> None:
         """The penalty rung requires ``stiffness``; the projection rung takes neither spring setting."""
@@ -524,12 +529,7 @@ class Contact(Interaction):
     @classmethod
     def Projection(cls, **settings: Any) -> "Contact":
         """``Contact(rung="projection", **settings)``; it saves identically."""
-        if "rung" in settings:
-            raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Projection(...), "
-                f"which sets rung='projection' itself"
-            )
-        return cls(rung="projection", **settings)
+        return cls._on_rung("projection", "Projection", settings)
 
     def resolved(self, *, profile: Any, body: Any, surface: Any) -> dict[str, Any]:
         """The settings resolved under ``profile`` for these bound things, as ``{name: value}``."""

@@ -129,6 +129,16 @@ class Mesh(Geometry):
         if f.min() < 0 or f.max() >= len(v):
             raise ValidationError(f"Mesh: faces index {int(f.min())}..{int(f.max())} is not allowed; expected indices 0..{len(v) - 1}")
         a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
+        # a face of no area has no normal: refuse it rather than sample NaN normals
+        twice_area = np.linalg.norm(np.cross(b - a, c - a), axis=1)
+        scale = float(np.max(np.abs(v))) if v.size else 0.0
+        flat = np.flatnonzero(~(twice_area > 1e-12 * scale * scale))
+        if flat.size:
+            i = int(flat[0])
+            raise ValidationError(
+                f"Mesh: faces[{i}] = {f[i].tolist()} is not allowed: its vertices are collinear or repeated, "
+                f"so the face has no area and no normal; expected faces of non-zero area"
+            )
         volume = np.sum(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0
         if volume < 0:
             f = f[:, ::-1].copy()

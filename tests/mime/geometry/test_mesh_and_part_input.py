@@ -102,3 +102,21 @@ def test_a_saved_hull_with_a_text_position_is_refused_naming_it():
     doc["parts"][0]["position"] = ["1", "0", "0"]
     with pytest.raises(ValidationError, match=r"(?s)Part: position = \('1', '0', '0'\)"):
         Hull.from_document(doc, {})
+
+
+@pytest.mark.parametrize("faces, bad", [
+    ([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 1, 3]], 3),      # a repeated vertex
+    ([[0, 2, 1], [0, 1, 3], [0, 3, 2], [0, 1, 4]], 3),      # three collinear vertices
+    ([[0, 0, 0], [0, 1, 3], [0, 3, 2], [1, 2, 3]], 0),      # one vertex three times
+])
+def test_a_face_of_no_area_is_refused_naming_it(faces, bad):
+    """A face with no area has no normal; it used to be accepted and sampled with NaN normals."""
+    vertices = TETRA_V + [[2.0, 0.0, 0.0]]   # vertex 4 lies on the line through 0 and 1
+    with pytest.raises(ValidationError, match=rf"Mesh: faces\[{bad}\] = \[.*\] is not allowed: .*no area"):
+        Mesh(vertices, faces)
+
+
+def test_every_sampled_normal_of_a_valid_mesh_is_a_finite_unit_vector():
+    points, normals = Mesh(TETRA_V, TETRA_F).sample(0.2)
+    assert np.all(np.isfinite(points)) and np.all(np.isfinite(normals))
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, rtol=1e-12)

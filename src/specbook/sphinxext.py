@@ -137,7 +137,33 @@ def _reader_view(app, pagename, templatename, context, doctree) -> None:
     context.setdefault("default_mode", "auto")
 
 
+def _drop_stale_cache(app, env, docnames) -> None:
+    """Empty the notebook cache unless ``python -m specbook.execute`` filled it from today's sources.
+
+    jupyter-cache matches a page by its code cells alone; a page whose cells did not
+    change but whose imported code did would otherwise show the old outputs, and its
+    claims would not run. See ``specbook.execute``.
+    """
+    config = getattr(env, "mystnb_config", None)
+    if config is None or config.execution_mode != "cache" or not config.execution_cache_path:
+        return
+    from pathlib import Path
+
+    from specbook.execute import stamp_matches
+
+    cache = Path(config.execution_cache_path)
+    if cache.exists() and not stamp_matches(cache, app.srcdir):
+        import shutil
+
+        from sphinx.util import logging
+
+        logging.getLogger(__name__).info(
+            "specbook: the notebook cache was not made from these sources; every page is executed")
+        shutil.rmtree(cache)
+
+
 def setup(app) -> dict[str, Any]:
+    app.connect("env-before-read-docs", _drop_stale_cache, priority=100)
     app.connect("html-page-context", _reader_view, priority=900)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

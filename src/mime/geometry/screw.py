@@ -28,6 +28,7 @@ converged when its last step moved the point by no more than
 from __future__ import annotations
 
 import math
+from functools import partial
 from typing import Any, ClassVar
 
 import jax
@@ -104,10 +105,15 @@ class Screw(Geometry):
         return float(np.sqrt(np.finfo(dtype).eps)) * self.size
 
     # -- the support ------------------------------------------------------------------
+    @property
+    def shape(self) -> tuple[float, float, float, float]:
+        """``(core_radius, thread_depth, pitch, length)``, m: the numbers the surface depends on."""
+        return (self.core_radius, self.thread_depth, self.pitch, self.length)
+
     def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
         d = unit(jnp.asarray(direction))
         hint = jnp.asarray(hint, dtype=d.dtype)
-        return self._search(d, hint, self.newton_steps)
+        return _newton_search(self.shape, d, hint, self.newton_steps)
 
     def _search(self, d: Any, hint: Any, steps: int) -> tuple[Any, Any]:
         half = self.length / 2
@@ -177,7 +183,7 @@ class Screw(Geometry):
         """The global support: Newton's steps from every crest pass and both rims, the best kept."""
         d = unit(jnp.asarray(direction))
         starts = self._crest_starts(d)
-        pts, ok = jax.vmap(lambda h: self._search(d, h, max(self.newton_steps, NEWTON_STEPS)))(starts)
+        pts, ok = jax.vmap(lambda h: _newton_search(self.shape, d, h, max(self.newton_steps, NEWTON_STEPS)))(starts)
         val = jnp.where(ok, pts @ d, -jnp.inf)
         return pts[jnp.argmax(val)]
 
@@ -225,3 +231,14 @@ class Screw(Geometry):
             "pitch": self.pitch,
             "thread_depth": self.thread_depth,
         }
+
+
+@partial(jax.jit, static_argnames=("shape", "steps"))
+def _newton_search(shape: tuple[float, float, float, float], d: Any, hint: Any, steps: int) -> tuple[Any, Any]:
+    """``Screw._search`` for a screw of ``shape``, traced once per shape, step bound and batching.
+
+    A contact step searches the screw at several places (each pass's starts, the
+    refinements); each search is a loop with a Hessian inside, and tracing it anew
+    at every place cost about 0.5 s of each step's compilation.
+    """
+    return Screw(*shape)._search(d, hint, steps)

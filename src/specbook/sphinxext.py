@@ -162,7 +162,39 @@ def _drop_stale_cache(app, env, docnames) -> None:
         shutil.rmtree(cache)
 
 
+def _write_cached_outputs(app, doctree) -> None:
+    """Give a page read from the notebook cache its outputs in ``_build/jupyter_execute``.
+
+    myst-nb 1.4 renders a cached page from the cache's outputs but writes the notebook
+    it read, without them, as the page's executed notebook (``<page>.ipynb``, the file
+    a reader downloads and the browser checks count claims in). Merge the cached
+    outputs into that file once the page has been read.
+    """
+    env = app.env
+    config = getattr(env, "mystnb_config", None)
+    if config is None or config.execution_mode != "cache" or not config.output_folder:
+        return
+    from pathlib import Path
+
+    import nbformat
+
+    path = Path(config.output_folder).joinpath(*(env.docname + ".ipynb").split("/"))
+    if not path.is_file():
+        return
+    notebook = nbformat.read(path, as_version=4)
+    if any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"):
+        return  # executed in this build: written with its outputs
+    from jupyter_cache import get_cache
+
+    try:
+        _, merged = get_cache(config.execution_cache_path).merge_match_into_notebook(notebook)
+    except KeyError:  # not in the cache: a page with no outputs at all
+        return
+    path.write_text(nbformat.writes(merged), encoding="utf-8")
+
+
 def setup(app) -> dict[str, Any]:
+    app.connect("doctree-read", _write_cached_outputs)
     app.connect("env-before-read-docs", _drop_stale_cache, priority=100)
     app.connect("html-page-context", _reader_view, priority=900)
     app.connect("env-purge-doc", _purge)

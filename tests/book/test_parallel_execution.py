@@ -11,6 +11,7 @@ then reads them from there. Three promises are checked on a small temporary book
 
 from __future__ import annotations
 
+import json
 import re
 import subprocess
 import sys
@@ -121,6 +122,9 @@ def test_the_build_reads_every_page_from_the_cache_and_a_stale_cache_is_never_re
     assert code == 0, out[-3000:]
     assert out.count("Using cached notebook") == 2 and "Executing notebook" not in out
     assert "WARNING:" not in out
+    # the executed notebook a reader downloads carries the cached outputs (myst-nb 1.4 writes it without)
+    executed = json.loads((book / "_build" / "jupyter_execute" / "second.ipynb").read_text())
+    assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
 
     # the page's cells are unchanged, but the code it imports changed: the cache must not be read
     (book / "src" / "tiny" / "__init__.py").write_text("VALUE = 2.0\n")

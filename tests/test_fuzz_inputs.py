@@ -460,7 +460,9 @@ def _mime_mesh_and_part_cases(E) -> list[Case]:
     faces_bad = st.one_of(
         NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE, NOT_AN_INT,
         st.sampled_from([F.astype(float), F.astype(str), F > 0, F[:3], F[:, :2], F + len(V), F - len(V),
-                         [[str(c) for c in row] for row in F.tolist()], [[0, 1, 2], [1, 2]]]),
+                         [[str(c) for c in row] for row in F.tolist()], [[0, 1, 2], [1, 2]],
+                         # faces of no area (a vertex repeated): no normal, once sampled as NaN
+                         np.vstack([F[:-1], [[F[0, 0], F[0, 0], F[0, 1]]]]), np.vstack([F, [[1, 1, 1]]])]),
     )
     three_bad = st.one_of(NOT_A_NUMBER, NON_FINITE, WRONG_SHAPE.filter(lambda v: np.shape(v) != (3,)),
                           st.sampled_from(["abc", ["0", "0", "0"], (True, False, True), (1j, 0.0, 0.0),

@@ -14,23 +14,10 @@ import textwrap
 from pathlib import Path
 
 import pytest
+from _pages import FRONT
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
-FRONT = textwrap.dedent(
-    """\
-    ---
-    jupytext:
-      text_representation:
-        extension: .md
-        format_name: myst
-    kernelspec:
-      display_name: Python 3
-      language: python
-      name: python3
-    ---
-    """
-)
 
 
 def _page(expected: str, cite: str = "Roache2002") -> str:

@@ -23,6 +23,8 @@ from pathlib import Path
 
 import pytest
 
+from specbook import failed_claim
+
 # JAX's persistent compilation cache, for this process's tests and for the pages' kernels (nbval
 # starts them; they inherit this environment). It lives under _build/ (git-ignored): `make clean`
 # drops it, `make book`'s clean build keeps it. A hit returns the executable XLA compiled before
@@ -48,8 +50,6 @@ except ImportError:  # pragma: no cover
     jupytext = None
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
-_CLAIM_FAILURE = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 _FAILED_CLAIMS: list[tuple[str, str]] = []
 # What each page glued under nbval: the second run that tests/browser/test_built_determinism.py
 # compares with the strict build's glue (_build/jupyter_execute/<page>.glue.json).
@@ -84,9 +84,9 @@ if jupytext is not None:
 
         def repr_failure(self, excinfo):
             text = super().repr_failure(excinfo)
-            found = _CLAIM_FAILURE.search(_ANSI.sub("", str(text)))
+            found = failed_claim(str(text))
             if found:
-                text = f"FAILED CLAIM {found.group(1)!r}: {found.group(0)}\n\n{text}"
+                text = f"FAILED CLAIM {found[0]!r}: {found[1]}\n\n{text}"
             return text
 
     class MystPage(IPyNbFile):
@@ -136,9 +136,9 @@ def pytest_sessionfinish(session, exitstatus):
 def pytest_runtest_logreport(report):
     """Collect failed claims where reports arrive (the controller, under pytest-xdist too)."""
     if report.failed and report.longrepr is not None:
-        found = _CLAIM_FAILURE.search(_ANSI.sub("", str(report.longrepr)))
+        found = failed_claim(str(report.longrepr))
         if found and "FAILED CLAIM" in str(report.longrepr):
-            _FAILED_CLAIMS.append((report.nodeid, found.group(0)))
+            _FAILED_CLAIMS.append((report.nodeid, found[1]))
 
 
 def pytest_terminal_summary(terminalreporter, exitstatus, config):

@@ -9,7 +9,7 @@ records the claim for the page's :func:`claims_table`, and raises
 specbook imports no physics package: the pages pass it plain values.
 """
 
-from specbook._claims import Claim, ClaimError, all_claims, check, claim, forget, reset_claims
+from specbook._claims import Claim, ClaimError, all_claims, check, claim, failed_claim, forget, reset_claims
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
 
@@ -22,6 +22,7 @@ __all__ = [
     "check",
     "claim",
     "claims_table",
+    "failed_claim",
     "forget",
     "glue",
     "mapping_table",

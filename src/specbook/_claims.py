@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from specbook._glue import _glue_raw, as_float
 
-__all__ = ["Claim", "ClaimError", "all_claims", "check", "claim", "forget", "reset_claims"]
+__all__ = ["Claim", "ClaimError", "all_claims", "check", "claim", "failed_claim", "forget", "reset_claims"]
 
 
 class ClaimError(AssertionError):
@@ -21,6 +22,25 @@ class ClaimError(AssertionError):
     def __init__(self, message: str, key: str) -> None:
         super().__init__(message)
         self.key = key
+
+
+_FAILED = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
+_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+
+
+def failed_claim(output: str) -> tuple[str, str] | None:
+    """Find a raised ``ClaimError`` in a traceback or a log: ``(claim name, its message line)``, else None.
+
+    Terminal colour codes are ignored. This is how a test run or a page run names the
+    claim that broke.
+
+    >>> failed_claim("...\\nClaimError: claim 'ball_order' failed: measured 2 against expected 1\\n")
+    ('ball_order', "ClaimError: claim 'ball_order' failed: measured 2 against expected 1")
+    >>> failed_claim("ValueError: something else") is None
+    True
+    """
+    found = _FAILED.search(_ANSI.sub("", output))
+    return (found.group(1), found.group(0)) if found else None
 
 
 @dataclass(frozen=True)

@@ -39,6 +39,8 @@ from concurrent.futures import ProcessPoolExecutor, as_completed
 from pathlib import Path
 from typing import Any, Iterable
 
+from specbook._claims import _ANSI, failed_claim
+
 __all__ = ["STAMP", "source_key", "toc_pages", "stamp_matches", "execute_pages", "main"]
 
 STAMP = "specbook-source-key"
@@ -46,8 +48,6 @@ STAMP = "specbook-source-key"
 TIMES = "page-seconds.json"
 """Each page's execution time in the last run, kept beside the cache to order the next one."""
 _KEYED_SUFFIXES = {".py", ".md", ".txt", ".json", ".yml", ".yaml", ".toml"}
-_CLAIM_FAILURE = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def _keyed_files(root: Path) -> Iterable[Path]:
@@ -199,8 +199,8 @@ def execute_pages(root: str | os.PathLike[str], *, workers: int | None = None, t
                 print(f"{page}: Executed notebook in {result['seconds']:.2f} seconds", file=out, flush=True)
             else:
                 failures.append((page, result["error"]))
-                found = _CLAIM_FAILURE.search(_ANSI.sub("", result["error"]))
-                named = f"FAILED CLAIM {found.group(1)!r}" if found else "FAILED"
+                found = failed_claim(result["error"])
+                named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
                 print(f"{page}: {named} after {result['seconds']:.2f} seconds", file=out, flush=True)
     times_path.write_text(json.dumps(dict(sorted(new_times.items())), indent=1))
     print(f"specbook.execute: {len(pages) - len(failures)} of {len(pages)} pages executed in "

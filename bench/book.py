@@ -97,6 +97,16 @@ def timed(command: list[str], cwd: Path, *, until: str | None = None) -> tuple[f
     return time.perf_counter() - start, seen_at, code, "".join(lines)
 
 
+def _page_front() -> str:
+    """A page's front matter, as the book-level tests write it (``tests/book/_pages.py``)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_pages", ROOT / "tests" / "book" / "_pages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.FRONT
+
+
 def baseline_book(base: Path, copy: Path) -> Path:
     """A one-page book with this project's configuration and a single trivial cell."""
     book = base / "baseline"
@@ -104,18 +114,7 @@ def baseline_book(base: Path, copy: Path) -> Path:
     for name in ("_config.yml", "bibliography.bib"):
         shutil.copy2(copy / name, book / name)
     (book / "_toc.yml").write_text("format: jb-book\nroot: page\n")
-    (book / "page.md").write_text(textwrap.dedent("""\
-        ---
-        jupytext:
-          text_representation:
-            extension: .md
-            format_name: myst
-        kernelspec:
-          display_name: Python 3
-          language: python
-          name: python3
-        ---
-
+    (book / "page.md").write_text(_page_front() + textwrap.dedent("""
         # Baseline
 
         ```{code-cell} ipython3

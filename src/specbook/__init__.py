@@ -9,24 +9,32 @@ records the claim for the page's :func:`claims_table`, and raises
 specbook imports no physics package: the pages pass it plain values.
 """
 
-from specbook._claims import Claim, ClaimError, all_claims, check, claim, failed_claim, forget, reset_claims
+from specbook._claims import (
+    Claim, ClaimError, Source, all_claims, check, claim, closed_form, declared, failed_claim, forget,
+    independent, reset_claims, seed_figure,
+)
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
 
 __all__ = [
     "Claim",
     "ClaimError",
+    "Source",
     "Table",
     "all_claims",
     "as_float",
     "check",
     "claim",
     "claims_table",
+    "closed_form",
+    "declared",
     "failed_claim",
     "forget",
     "glue",
+    "independent",
     "mapping_table",
     "reset_claims",
     "resolve",
+    "seed_figure",
     "table",
 ]

@@ -9,7 +9,10 @@ from typing import Any
 
 from specbook._glue import _glue_raw, as_float
 
-__all__ = ["Claim", "ClaimError", "all_claims", "check", "claim", "failed_claim", "forget", "reset_claims"]
+__all__ = [
+    "Claim", "ClaimError", "Source", "all_claims", "check", "claim", "closed_form", "declared",
+    "failed_claim", "forget", "independent", "reset_claims", "seed_figure",
+]
 
 
 class ClaimError(AssertionError):
@@ -43,6 +46,54 @@ def failed_claim(output: str) -> tuple[str, str] | None:
     return (found.group(1), found.group(0)) if found else None
 
 
+SOURCE_KINDS = ("declaration", "closed form", "independent implementation", "seed figure")
+
+
+@dataclass(frozen=True)
+class Source:
+    """Where a claim's expected value comes from.
+
+    ``kind`` is one of :data:`SOURCE_KINDS`; ``ref`` names it: a dotted name for a
+    declaration or a seed's figure (kept in a declaration with its source), the
+    implementation used (``scipy.integrate.solve_ivp``), or a short statement of the
+    closed form computed on the page. Build one with :func:`declared`,
+    :func:`closed_form`, :func:`independent` or :func:`seed_figure`.
+    """
+
+    kind: str
+    ref: str
+
+    def __post_init__(self) -> None:
+        if self.kind not in SOURCE_KINDS:
+            raise ValueError(f"kind must be one of {SOURCE_KINDS}, got {self.kind!r}")
+        if not isinstance(self.ref, str) or not self.ref.strip():
+            raise ValueError(f"ref must be a non-empty string naming the source, got {self.ref!r}")
+
+
+def declared(dotted: str) -> Source:
+    """The expected value is a declaration kept in the code, named by its dotted path.
+
+    >>> declared("maddening.nodes.ball.BallNode.meta")
+    Source(kind='declaration', ref='maddening.nodes.ball.BallNode.meta')
+    """
+    return Source("declaration", dotted)
+
+
+def closed_form(statement: str) -> Source:
+    """The expected value is a closed form computed on the page, independently of the code under test."""
+    return Source("closed form", statement)
+
+
+def independent(implementation: str) -> Source:
+    """The expected value comes from an independent implementation (SciPy, Diffrax, a direct solve)."""
+    return Source("independent implementation", implementation)
+
+
+def seed_figure(dotted: str) -> Source:
+    """The expected value is a figure a seed states, kept once in the declaration named here."""
+    return Source("seed figure", dotted)
+
+
 @dataclass(frozen=True)
 class Claim:
     """One recorded claim of a page."""
@@ -55,6 +106,7 @@ class Claim:
     unit: str
     passed: bool
     description: str = ""
+    source: Source | None = None
 
     @property
     def tolerance(self) -> str:
@@ -107,6 +159,7 @@ def claim(
     rtol: float | None = None,
     atol: float | None = None,
     unit: str = "",
+    source: Source | None = None,
 ) -> float:
     """Check a measured value against a declared one, glue both, and record the claim.
 
@@ -124,6 +177,7 @@ def claim(
         rtol: Relative tolerance, a fraction of ``|expected|``.
         atol: Absolute tolerance, in ``unit``.
         unit: The unit of both values, shown in the claims table.
+        source: Where ``expected`` comes from (:class:`Source`).
 
     Returns:
         The measured value, as a Python float.
@@ -147,7 +201,10 @@ def claim(
     allowed = (atol or 0.0) + (rtol or 0.0) * abs(e)
     diff = abs(m - e)
     passed = math.isfinite(m) and math.isfinite(e) and diff <= allowed
-    record = Claim(key=key, measured=m, expected=e, rtol=rtol, atol=atol, unit=unit, passed=passed)
+    if source is not None and not isinstance(source, Source):
+        raise TypeError(f"source must be a specbook.Source, got {source!r}")
+    record = Claim(key=key, measured=m, expected=e, rtol=rtol, atol=atol, unit=unit, passed=passed,
+                   source=source)
     _CLAIMS[key] = record
     _glue_raw(key, m)
     _glue_raw(key + "_expected", e)
@@ -160,7 +217,7 @@ def claim(
     return m
 
 
-def check(key: str, condition: Any, description: str) -> bool:
+def check(key: str, condition: Any, description: str, *, source: Source | None = None) -> bool:
     """Record an exact claim, a condition that must hold (``bitwise equal``, ``raises``).
 
     It shows in the claims table with its description, and raises
@@ -176,7 +233,7 @@ def check(key: str, condition: Any, description: str) -> bool:
     ok = bool(condition)
     _CLAIMS[key] = Claim(
         key=key, measured=float(ok), expected=1.0, rtol=None, atol=None, unit="",
-        passed=ok, description=description,
+        passed=ok, description=description, source=source,
     )
     _glue_raw(key, "holds" if ok else "fails")
     if not ok:

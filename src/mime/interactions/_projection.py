@@ -125,7 +125,7 @@ def default_spacing(margin: float, size: float) -> float:
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BuildReport:
-    """What the build counted: samples, groups, starts and the samples' shortfall."""
+    """What the build counted: samples, groups, starts and the samples' shortfall (the margin is the confinement's)."""
 
     mode: str
     spacing: float | None
@@ -134,7 +134,6 @@ class BuildReport:
     starts: tuple[int, ...]
     shortfall: float
     held_by_samples: bool
-    margin: float
 
 
 @dataclass(frozen=True)
@@ -200,7 +199,7 @@ def build_centre_confinement(*, margin: float, rule: str, body: Any, surface: An
     hull = _check_common(margin, rule, body, surface, where)
     extent = hull.radial_extent
     spec = _Spec(mode="centre", surface=surface)
-    report = BuildReport("centre", None, 0, (), (), 0.0, False, float(margin))
+    report = BuildReport("centre", None, 0, (), (), 0.0, False)
     return Confinement("0.1.0", float(margin), None, rule, surface, spec, _scalars(margin, extent, 0.0), report)
 
 
@@ -282,7 +281,7 @@ def build_confinement(
         whole_number(value, name, "a whole number of at least 1", where=where)
     if not hull.has_hull:
         spec = _Spec(mode="centre", surface=surface, sweeps=sweeps, projection_sweeps=projection_sweeps)
-        report = BuildReport("centre", None, 0, (), (), 0.0, False, margin)
+        report = BuildReport("centre", None, 0, (), (), 0.0, False)
         return Confinement("0.4.0", margin, None, rule, surface, spec, _scalars(margin, hull.extent, 0.0), report)
     size = float(hull.size)
     if spacing is None:
@@ -356,7 +355,7 @@ def build_confinement(
     }
     report = BuildReport(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),
-        float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts), margin,
+        float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts),
     )
     return Confinement("0.4.0", margin, spacing, rule, surface, spec, arrays, report)
 

@@ -20,14 +20,14 @@ import jax
 import numpy as np
 
 from mime.errors import ValidationError, finite_number, whole_number
-from mime.interactions.step import FLAGS
+from mime.interactions.step import FLAGS, REPORT_KEYS
 from mime.nodes.rigid import RigidInertialNode, run_scan
 from mime.registry import SettingsRecord
 
 __all__ = ["RunRecord", "simulate", "run_body"]
 
-_EXTRA = ("contact_impulse", "contact_push", "contact_point", "contact_gap")
-"""The report's measures a run record keeps among its states."""
+_EXTRA = tuple(k for k in REPORT_KEYS if k not in FLAGS and k != "contact_residual")
+"""The report's measures a run record keeps among its states (its flags and residual have fields of their own)."""
 
 
 @dataclass(frozen=True)

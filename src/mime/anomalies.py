@@ -210,8 +210,8 @@ def _passes(spec: Any, static: Any, params: Any, arrays: Any, state: Any, t: Any
     free = free_solve(static, params, state, {"time": t}, dt)
     A, lam, *_ = P.first_pass(spec, arrays, state, free, dt)
     touch = jnp.any(lam > 0)
-    v1 = jnp.where(touch, free["velocity"] + (A.normal.T @ lam) / free["mass_eff"], free["velocity"])
-    w1 = jnp.where(touch, free["angular_velocity"] + (A.lever.T @ lam) / free["inertia_eff"], free["angular_velocity"])
+    v1 = jnp.where(touch, free.velocity + (A.normal.T @ lam) / free.mass_eff, free.velocity)
+    w1 = jnp.where(touch, free.angular_velocity + (A.lever.T @ lam) / free.inertia_eff, free.angular_velocity)
     x1, q1 = P.advance_pose(state["position"], state["orientation"], v1, w1, dt)
     _, gap_first, _ = P.rows_at(spec, arrays, x1, q1, A.point, A.mask)
     B = P.choose_points(spec, arrays, x1, q1)
@@ -235,8 +235,7 @@ def second_pass_catches(body: Any, states: dict[str, Any], dt: float) -> dict[st
     starts = {k: np.concatenate([np.asarray(body.start[k], dtype=float)[None], states[k][:-1]]) for k in keys}
     n = len(states["position"])
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
-        static, params = body._static(), body._params()
+        static, spec, params, arrays = body.step_inputs()
         f = jax.vmap(lambda s, t: _passes(spec, static, params, arrays, s, t, dt))
         first, second, band = (np.asarray(a) for a in f({k: jnp.asarray(v) for k, v in starts.items()}, dt * jnp.arange(n)))
     caught = (second < -band) & (first >= -band)

@@ -23,8 +23,6 @@ import jax.numpy as jnp
 
 __all__ = ["FLAGS", "REPORT_KEYS", "FreeSolve", "FirstPass", "ContactReport"]
 
-FLAGS = ("touching", "unconverged", "held_by_samples", "support_short")
-"""The contact flags a run records per step."""
 
 
 class _ByName:
@@ -37,6 +35,9 @@ class _ByName:
 
     def keys(self) -> tuple[str, ...]:
         return tuple(f.name for f in fields(self))  # type: ignore[arg-type]
+
+    def items(self) -> tuple[tuple[str, Any], ...]:
+        return tuple((name, getattr(self, name)) for name in self.keys())
 
     def as_dict(self) -> dict[str, Any]:
         """The fields as ``{name: value}``, in declaration order."""
@@ -118,5 +119,6 @@ class ContactReport(_ByName):
 
 
 REPORT_KEYS = tuple(f.name for f in fields(ContactReport))
-"""The report's fields: :data:`FLAGS`, then the contact's measures."""
-assert REPORT_KEYS[: len(FLAGS)] == FLAGS
+"""The report's fields: the flags, then the contact's measures."""
+FLAGS = REPORT_KEYS[:4]
+"""The contact flags a run records per step: ``touching``, ``unconverged``, ``held_by_samples``, ``support_short``."""

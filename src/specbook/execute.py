@@ -234,10 +234,9 @@ def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str
     shard); a page never timed counts as the mean of those that were (or 1 s). The same
     pages and times give every runner the same partition.
 
-    >>> shard(["a", "b", "c", "d"], {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 1, 2)
-    ['a']
-    >>> shard(["a", "b", "c", "d"], {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 2, 2)
-    ['b', 'c', 'd']
+    >>> times = {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}
+    >>> shard(["a", "b", "c", "d"], times, 1, 2), shard(["a", "b", "c", "d"], times, 2, 2)
+    (['a', 'd'], ['b', 'c'])
     """
     if not (isinstance(n, int) and isinstance(k, int) and n >= 1 and 1 <= k <= n):
         raise ValueError(f"shard {k}/{n} is not allowed; expected K/N with 1 <= K <= N")
@@ -278,6 +277,19 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
             cache.remove_cache(other.pk)
 
 
+def _claims_text(claims: list[dict[str, Any]]) -> str:
+    held = sum(bool(c.get("holds")) for c in claims)
+    return f"{len(claims)} claims, all hold" if held == len(claims) else f"{held} of {len(claims)} claims hold"
+
+
+def _cached_claims(cache, page: Path, root: Path) -> str:
+    try:
+        use = (cache.match_cache_notebook(_read(page, root)).data or {}).get(DATA_KEY) or {}
+    except KeyError:  # pragma: no cover - a cached page has a record
+        return ""
+    return f" ({_claims_text(use.get('claims', []))})"
+
+
 def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None, *, workers: int | None = None,
                   timeout: int = 600, cache_dir=None, force: bool = False, shard_of: tuple[int, int] | None = None,
                   out=sys.stdout, prefix: str = "") -> int:
@@ -299,7 +311,7 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
     verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment)
     for v in verdicts:
         if v.reason is None:
-            print(f"{prefix}{v.rel}: cached", file=out, flush=True)
+            print(f"{prefix}{v.rel}: cached{_cached_claims(cache, v.page, root)}", file=out, flush=True)
     stale = {v.page: v for v in verdicts if v.reason is not None}
     todo = sorted(stale, key=lambda p: -times.get(stale[p].rel, 0.0))
     label = f" (shard {shard_of[0]}/{shard_of[1]})" if shard_of else ""
@@ -311,26 +323,34 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
           file=out, flush=True)
     failures: list[tuple[str, str]] = []
     start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running = {pool.submit(_execute, str(p), str(root), timeout): p for p in todo}
-        for done in as_completed(running):
-            page = running[done]
-            verdict = stale[page]
-            try:
-                result = done.result()
-            except Exception as error:  # noqa: BLE001 - a worker that died is a failed page
-                result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}", "used": {}}
-            times[verdict.rel] = round(result["seconds"], 2)
-            if result["error"] is None:
-                _store(cache, root, page, verdict.rel, result, environment)
-                print(f"{prefix}{verdict.rel}: re-ran ({verdict.reason}) in {result['seconds']:.1f} s",
-                      file=out, flush=True)
-            else:
-                failures.append((verdict.rel, result["error"]))
-                found = failed_claim(result["error"])
-                named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
-                print(f"{prefix}{verdict.rel}: {named} after {result['seconds']:.1f} s (ran because {verdict.reason})",
-                      file=out, flush=True)
+
+    def finished(page: Path, result: dict[str, Any]) -> None:
+        verdict = stale[page]
+        times[verdict.rel] = round(result["seconds"], 2)
+        if result["error"] is None:
+            _store(cache, root, page, verdict.rel, result, environment)
+            print(f"{prefix}{verdict.rel}: re-ran ({verdict.reason}) in {result['seconds']:.1f} s, "
+                  f"{_claims_text(result['used'].get('claims', []))}", file=out, flush=True)
+        else:
+            failures.append((verdict.rel, result["error"]))
+            found = failed_claim(result["error"])
+            named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
+            print(f"{prefix}{verdict.rel}: {named} after {result['seconds']:.1f} s (ran because {verdict.reason})",
+                  file=out, flush=True)
+
+    if workers == 1:  # one page at a time: in this process, no worker to start
+        for page in todo:
+            finished(page, _execute(str(page), str(root), timeout))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            running = {pool.submit(_execute, str(p), str(root), timeout): p for p in todo}
+            for done in as_completed(running):
+                try:
+                    result = done.result()
+                except Exception as error:  # noqa: BLE001 - a worker that died is a failed page
+                    result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}",
+                              "used": {}}
+                finished(running[done], result)
     times_path.parent.mkdir(parents=True, exist_ok=True)
     times_path.write_text(json.dumps(dict(sorted(times.items())), indent=1))
     print(f"{prefix}specbook.execute{label}: {len(todo) - len(failures)} of {len(todo)} pages re-ran in "

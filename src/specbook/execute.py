@@ -53,9 +53,9 @@ from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, w
 __all__ = ["CACHE", "TIMES", "PagePlan", "execute_pages", "main", "merge_caches", "plan", "shard", "toc_pages"]
 
 CACHE = Path("_build") / ".jupyter_cache"
-"""The notebook cache, relative to the book's root (``execute: cache`` in ``_config.yml`` reads it)."""
+"""The notebook cache, relative to the book's root; ``execute: cache`` in ``_config.yml`` reads it."""
 TIMES = Path("_build") / "page-seconds.json"
-"""Each page's last execution time in seconds, relative to the book's root: orders and balances the runs."""
+"""The file, relative to the book's root, of each page's last execution time in seconds (it orders and balances the runs)."""
 _RECORDER = Path(__file__).with_name("_record.py")
 
 
@@ -279,7 +279,10 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
 
 def _claims_text(claims: list[dict[str, Any]]) -> str:
     held = sum(bool(c.get("holds")) for c in claims)
-    return f"{len(claims)} claims, all hold" if held == len(claims) else f"{held} of {len(claims)} claims hold"
+    noun = "claim" if len(claims) == 1 else "claims"
+    if held == len(claims):
+        return f"{len(claims)} {noun}, all hold" if claims else "no claims"
+    return f"{held} of {len(claims)} {noun} hold"
 
 
 def _cached_claims(cache, page: Path, root: Path) -> str:

@@ -174,7 +174,7 @@ class _LogLines:
         pass
 
 
-def _bring_cache_up_to_date(app, env, docnames) -> None:
+def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
     """Execute every page whose execution key changed, before any page is read.
 
     jupyter-cache matches a page by its code cells alone; a page whose cells did not
@@ -182,12 +182,14 @@ def _bring_cache_up_to_date(app, env, docnames) -> None:
     outputs, and its claims would not run. ``specbook.execute`` checks each page's key
     and runs the stale ones (several at once); a page still stale afterwards (it failed)
     loses its cached notebook, so myst-nb executes it and the build fails on it. Each
-    page's use record (its claims included) is kept for the ledger.
+    page's use record (its claims included) is kept for the ledger. Returns the pages
+    re-executed, for Sphinx to read again in an incremental build (``make book`` always
+    reads every page afresh).
     """
     config = _cache_config(env)
     app.specbook_use = {}
     if config is None:
-        return
+        return []
     from pathlib import Path
 
     from jupyter_cache import get_cache
@@ -199,8 +201,9 @@ def _bring_cache_up_to_date(app, env, docnames) -> None:
     logger = logging.getLogger(__name__)
     root = Path(app.srcdir)
     if not (root / "_toc.yml").is_file():
-        return
+        return []
     cache_dir = Path(config.execution_cache_path)
+    before = {r.uri: r.hashkey for r in get_cache(str(cache_dir)).list_cache_records()}
     failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ")
     cache = get_cache(str(cache_dir))
     for verdict in execute.plan(root, cache_dir=cache_dir):
@@ -216,6 +219,9 @@ def _bring_cache_up_to_date(app, env, docnames) -> None:
         app.specbook_use[docname] = (record.data or {}).get(DATA_KEY) or {}
     if failed:
         logger.warning(f"specbook: {failed} page(s) failed to execute; see above", type="specbook")
+    after = {r.uri: r.hashkey for r in cache.list_cache_records()}
+    return sorted(Path(uri).with_suffix("").as_posix() for uri in set(before) | set(after)
+                  if before.get(uri) != after.get(uri) and Path(uri).with_suffix("").as_posix() in env.found_docs)
 
 
 def _ledger(env) -> dict[str, dict[str, Any]]:
@@ -459,7 +465,7 @@ def _write_cached_outputs(app, doctree) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", _write_cached_outputs)
-    app.connect("env-before-read-docs", _bring_cache_up_to_date, priority=100)
+    app.connect("env-get-outdated", _bring_cache_up_to_date, priority=100)
     app.connect("doctree-read", _anchor_claims)
     app.add_node(claims_placeholder)
     app.add_directive("specbook-claims", ClaimsDirective)

@@ -15,7 +15,7 @@ from specbook._claims import (
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
-from specbook.diff import diff_ledgers
+from specbook._diff import diff_ledgers
 from specbook.keys import environment_record
 from specbook.ledger import read_ledger
 

@@ -37,11 +37,15 @@ setup: $(STAMP)
 # _build/.jupyter_cache), each reported with its reason; then Sphinx reads every page afresh
 # (a fresh environment: no warning is hidden) with outputs from the cache, and writes the
 # claim ledger (claims.json), whose differences from the previous build's are printed.
+# When nothing the build reads changed since the last strict build succeeded (specbook.buildkey),
+# that build's site is current and Sphinx is not run again.
 book: $(STAMP)
 	@test ! -f $(BUILD)/html/claims.json || cp $(BUILD)/html/claims.json $(BUILD)/claims-previous.json
-	rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees
 	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.execute
-	$(JAX_CACHE_ENV) $(JB)
+	@$(BIN)/python -m specbook.buildkey check || { \
+	  echo "rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees"; \
+	  rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
+	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; }
 	@test ! -f $(BUILD)/claims-previous.json || $(BIN)/python -m specbook.diff $(BUILD)/claims-previous.json $(BUILD)/html/claims.json
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 

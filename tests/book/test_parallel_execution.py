@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from _pages import FRONT
 
-from specbook import execute, keys
+from specbook import buildkey, execute, keys
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
@@ -187,6 +187,29 @@ def test_the_recorder_sees_modules_under_src_and_files_read_not_written(tmp_path
     used = json.loads(done.stdout.strip().splitlines()[-1])
     assert used["modules"] == ["src/pkg/__init__.py"]  # not lazy.py: never imported
     assert used["reads"] == ["data.csv"]  # not the file written, nothing outside the project
+
+
+def test_the_build_key_changes_with_any_source_and_only_then(tmp_path):
+    book = _book(tmp_path)
+    (book / "book").mkdir()
+    (book / "book" / "page.md").write_text("# A page\n")
+    key = buildkey.build_key(book)
+    assert buildkey.build_key(book) == key
+    (book / "src" / "tiny" / "__pycache__").mkdir()
+    (book / "src" / "tiny" / "__pycache__" / "shared.cpython-311.pyc").write_bytes(b"\0")
+    assert buildkey.build_key(book) == key  # bytecode is no source
+    for edit in (book / "book" / "page.md", book / "src" / "tiny" / "unused.py", book / "_config.yml"):
+        edit.write_text(edit.read_text() + "\n# an edit\n")
+        assert buildkey.build_key(book) != key, edit
+        key = buildkey.build_key(book)
+    assert buildkey.main(["check", "--root", str(book)]) == 1  # no site, no stored key
+    assert buildkey.main(["write", "--root", str(book)]) == 0
+    (book / "_build" / "html").mkdir(parents=True)
+    (book / "_build" / "html" / "index.html").write_text("")
+    (book / "_build" / "html" / "claims.json").write_text("{}")
+    assert buildkey.main(["check", "--root", str(book)]) == 0
+    (book / "src" / "tiny" / "unused.py").write_text("X = 2\n")
+    assert buildkey.main(["check", "--root", str(book)]) == 1
 
 
 # ---- slow: the four re-execution promises, failures, shards --------------------------------

@@ -1,7 +1,8 @@
 # The two commands of the quick start, and the author's loop.
 #   make book              build the whole book from clean, strictly (warnings are errors)
-#   make test              unit tests + doctests + every page under nbval, then the strict build,
-#                          then the built book in a real browser (Debian's Chromium, installed if missing)
+#   make test              unit tests + doctests + every page under nbval, then the fault catalogue
+#                          (python -m specbook.faults), then the strict build, then the built book in
+#                          a real browser (Debian's Chromium, installed if missing)
 #   make page PAGE=book/x.md   run one page under nbval and name the claim that failed
 
 PYTHON  ?= python3
@@ -50,6 +51,7 @@ chromium:
 
 test: $(STAMP) chromium
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
+	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2
 	$(MAKE) --no-print-directory book
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 

@@ -40,7 +40,7 @@ ROOT = Path(__file__).resolve().parents[2]
 """The project's root: ``src/`` and ``book/`` sit below it."""
 
 _FAILED_CLAIM = re.compile(r"FAILED CLAIM '([^']+)'")
-_FAILED_ITEM = re.compile(r"^(?:FAILED|ERROR) (\S+)", re.M)
+_FAILED_ITEM = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
 
 
 @dataclass(frozen=True)

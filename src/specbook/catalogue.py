@@ -22,6 +22,7 @@ REFLECTION = "book/skcomplex/reflection.md"
 NOTE = "book/notes/contact-mode-stability.md"
 CONTACT = "book/mime/contact.md"
 REGISTRY = "book/mime/registry.md"
+CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 
@@ -103,19 +104,22 @@ FAULTS: tuple[Fault, ...] = (
                  "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)"),),
           (CONTACT,), ("narrow_tube_040_keeps_margin",)),
     Fault("contact_rule_elastic", "contact",
-          "The velocity rule becomes elastic: a held point must leave at its approach speed, not stop.",
+          "The velocity rule becomes elastic: a point that would pass the margin must leave at its approach speed.",
           (Patch(_PROJECTION, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, hist",
-                 "    target = jnp.maximum(-u_free, -jnp.maximum(A.gap, 0.0) / dt)\n    active = jnp.isfinite(A.gap)\n"
+                 "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -u_free, target)\n"
+                 "    active = jnp.isfinite(A.gap)\n"
                  "    lam, u, hist"),),
-          (VELOCITY_RULE,),
-          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",)),
+          (VELOCITY_RULE, CONTACT_010),
+          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
+           "contact_0_1_0_rule_inelastic")),
     Fault("contact_rule_frictional", "contact",
           "The velocity rule gains Coulomb friction (mu = 0.5): the normal impulse also brakes the sliding.",
           (Patch(_PROJECTION, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
                  "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me - 0.5 * jnp.sum(lam) * inv_me "
                  "* v_free.at[2].set(0.0) / (jnp.linalg.norm(v_free.at[2].set(0.0)) + 1e-30), v_free)"),),
-          (VELOCITY_RULE,),
-          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",)),
+          (VELOCITY_RULE, CONTACT_010),
+          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
+           "contact_0_1_0_rule_frictionless")),
     # -- the stability note -------------------------------------------------------------------------
     Fault("cd_kicks_with_old_acceleration", "stability note",
           "Central differences give both half kicks the old acceleration.",

@@ -134,6 +134,7 @@ def judge(target: str, output: str) -> list[str]:
 def _copy_src(folder: Path) -> Path:
     src = folder / "src"
     shutil.copytree(ROOT / "src", src, ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    (folder / "book").symlink_to(ROOT / "book", target_is_directory=True)  # code that finds the book beside src/
     return src
 
 

@@ -13,7 +13,7 @@ hold the behaviour where no page does yet; ``caught_by`` names the first claim o
 
 from __future__ import annotations
 
-from specbook.faults import Fault, Patch
+from specbook._faults import Fault, Patch
 
 __all__ = ["FAULTS"]
 
@@ -159,8 +159,7 @@ FAULTS: tuple[Fault, ...] = (
     # -- the registry -------------------------------------------------------------------------------
     Fault("registry_spacing_rule_min", "registry",
           "The default spacing takes the finer of the margin and the floor, not the coarser.",
-          (Patch(_CONTACT, "return m(max(margin, Contact.SPACING_FLOOR * size))",
-                 "return m(min(margin, Contact.SPACING_FLOOR * size))"),),
+          (Patch(_PROJECTION, "    return max(margin, SPACING_FLOOR * size)", "    return min(margin, SPACING_FLOOR * size)"),),
           (REGISTRY,), ("registry_default_spacing_m",)),
     Fault("registry_numerical_default_not_pending", "registry",
           "A numerical default taken by the exploratory profile is stamped determined, not pending.",

@@ -33,6 +33,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
 from specbook._claims import _ANSI
+from specbook._faults import Fault, Patch
+from specbook.catalogue import FAULTS
 
 __all__ = ["Fault", "FaultResult", "Patch", "apply", "judge", "main", "run"]
 
@@ -41,45 +43,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _FAILED_CLAIM = re.compile(r"FAILED CLAIM '([^']+)'")
 _FAILED_ITEM = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
-
-
-@dataclass(frozen=True)
-class Patch:
-    """Replace ``old`` (which must occur exactly once) by ``new`` in ``file``, a path below ``src/``."""
-
-    file: str
-    old: str
-    new: str
-
-
-@dataclass(frozen=True)
-class Fault:
-    """A plausible bug, as a patch of the real code, and what must catch it.
-
-    Attributes:
-        name: A short identifier (``ball_forward_euler``).
-        area: What it belongs to: ``ball``, ``reflection``, ``contact``, ``stability note``,
-            ``registry`` or ``specbook``.
-        what: What the patch changes, in a sentence a reader can follow.
-        patches: The text patches of files under ``src/`` (one, usually).
-        targets: The pages (``book/...md``) and tests (``tests/...py[::name]``) that exercise
-            the patched code; each runs in its own ``pytest -x`` process.
-        caught_by: The claims (page targets) and test ids (test targets) that must fail: the
-            first failing claim of each page, every failing test of each test target.
-    """
-
-    name: str
-    area: str
-    what: str
-    patches: tuple[Patch, ...]
-    targets: tuple[str, ...]
-    caught_by: tuple[str, ...]
-
-    def __post_init__(self) -> None:
-        if not self.name.isidentifier():
-            raise ValueError(f"name must be an identifier, got {self.name!r}")
-        if not self.patches or not self.targets or not self.caught_by:
-            raise ValueError(f"fault {self.name!r} needs at least one patch, one target and one catching claim")
 
 
 @dataclass
@@ -188,8 +151,6 @@ def run(faults: list[Fault], *, jobs: int = 2, timeout: float = 600.0, log: Path
 
 def main(argv: list[str] | None = None) -> int:
     """``python -m specbook.faults``: run the catalogue and fail unless every fault is caught as named."""
-    from specbook.catalogue import FAULTS
-
     parser = argparse.ArgumentParser(prog="python -m specbook.faults", description=main.__doc__)
     parser.add_argument("--jobs", type=int, default=2, help="processes at once (default 2)")
     parser.add_argument("--only", nargs="*", default=None, help="run only these faults, by name")

@@ -58,6 +58,7 @@ chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing"; exit 1; }
 
 test: $(STAMP) chromium
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
 	$(MAKE) --no-print-directory book
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser

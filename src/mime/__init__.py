@@ -28,6 +28,7 @@ from mime import interactions
 from mime.interactions import KEPT, CentreContact, Contact
 from mime import experiment
 from mime.experiment import Experiment, RunRecord, document_kind, register_kind
+from mime import sweep  # noqa: E402  (batched runs over starts of one body, sharded over a device mesh)
 from mime import anomalies  # registers MIME's anomaly records into maddening.anomalies
 
 __all__ = [

@@ -33,7 +33,9 @@ Each run is reduced, step by step, to what the contact promises
   its gap within the step and no more); ``inward`` is by how much it falls short,
   m/s.
 
->>> # see bench/contact_sweep.py and tests/sharding for full runs
+``margin_sweep(kind, n)`` is the sweep of the contact's page, of
+``bench/contact_sweep.py`` and of ``tests/sharding``: every hull kind of
+``sweep_kinds()`` pressed on to the floor from random starts.
 """
 
 from __future__ import annotations

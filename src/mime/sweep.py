@@ -222,9 +222,9 @@ def run_sweep(body: RigidInertialNode, starts: Mapping[str, Any], *, dt: float, 
             f"run_sweep: measure_spacing = {measure_spacing!r} is not allowed; expected a positive length in metres")
     with jax.enable_x64(True):
         states = _check_starts(starts)
-        spec, arrays = body._confinement_parts()
+        inputs = body.step_inputs()
         measure = _Measure(body.hull, confinement.surface, margin, float(measure_spacing))
-        out = _sweep(body._static(), spec, measure, int(steps), mesh, body._params(), arrays, states,
+        out = _sweep(inputs.static, inputs.spec, measure, int(steps), mesh, inputs.params, inputs.arrays, states,
                      jnp.asarray(float(dt)))
         out = jax.tree_util.tree_map(np.asarray, out)
     final, summary = out
@@ -266,19 +266,19 @@ def _sweep(static: tuple, spec: Any, measure: _Measure, steps: int, mesh: Any, p
             new, report = step(static, spec, params, arrays, state, {"time": k * dt}, dt)
             gap = gap_of(new["position"], new["orientation"])
             # the held point that started the step deepest: its outward speed with the new twist
-            p = report["contact_point"]
+            p = report.contact_point
             R = rotation.matrix(state["orientation"])
             _, n = surface.distance_and_normal(state["position"] + R @ p)
             u = n @ (new["velocity"] + R @ jnp.cross(new["angular_velocity"], p))
-            floor = -jnp.maximum(report["contact_gap"], 0.0) / dt
-            inward = jnp.where(report["touching"] & jnp.isfinite(report["contact_gap"]), jnp.maximum(floor - u, 0.0), 0.0)
+            floor = -jnp.maximum(report.contact_gap, 0.0) / dt
+            inward = jnp.where(report.touching & jnp.isfinite(report.contact_gap), jnp.maximum(floor - u, 0.0), 0.0)
             worst = {
                 "worst_gap": jnp.minimum(worst["worst_gap"], gap),
                 "worst_inward": jnp.maximum(worst["worst_inward"], inward),
-                "touching": worst["touching"] + report["touching"],
-                "unconverged": worst["unconverged"] + report["unconverged"],
-                "held_by_samples": worst["held_by_samples"] + report["held_by_samples"],
-                "support_short": worst["support_short"] + report["support_short"],
+                "touching": worst["touching"] + report.touching,
+                "unconverged": worst["unconverged"] + report.unconverged,
+                "held_by_samples": worst["held_by_samples"] + report.held_by_samples,
+                "support_short": worst["support_short"] + report.support_short,
                 "start_gap": worst["start_gap"],
             }
             return (new, worst), None

@@ -15,6 +15,9 @@ from specbook._claims import (
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
+from specbook._diff import diff_ledgers
+from specbook.keys import environment_record
+from specbook.ledger import read_ledger
 
 __all__ = [
     "Claim",
@@ -28,11 +31,14 @@ __all__ = [
     "claims_table",
     "closed_form",
     "declared",
+    "diff_ledgers",
+    "environment_record",
     "failed_claim",
     "forget",
     "glue",
     "independent",
     "mapping_table",
+    "read_ledger",
     "reset_claims",
     "resolve",
     "seed_figure",

@@ -229,9 +229,9 @@ class Simulation:
         batched step on its share, compacting its own busy points (``capacity``
         is then per device, default ``ceil(n / devices / 32)``), and the results
         are bitwise those without a mesh. A batch that does not divide by the
-        device count is padded with its last point and unpadded. Inside a
-        ``lax.scan``, a batch that divides by the device count keeps its shares
-        on their devices from step to step. Across hosts the call is the same:
+        device count is padded with its last point and unpadded at every call,
+        so a rollout under ``lax.scan`` is cheapest with a batch that divides by
+        the device count (it needs no padding). Across hosts the call is the same:
         ``jax.distributed.initialize()`` in every process, a mesh over
         ``jax.devices()``, and the states as global ``jax.Array`` s.
 

@@ -16,7 +16,7 @@ two rows (book/mime/contact.md, "The margin over many random starts").
 import pytest
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known defect: the ellipsoid ends up to ~1e-12 m past the margin after a projection")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="MIME-ANO-137: the ellipsoid ends up to ~1e-12 m past the margin after a projection")
 def test_ellipsoid_keeps_the_margin_to_keep_atol_over_the_page_sweep():
     from mime.demos import KEEP_ATOL
     from mime.sweep import margin_sweep
@@ -25,7 +25,7 @@ def test_ellipsoid_keeps_the_margin_to_keep_atol_over_the_page_sweep():
     assert -r.worst_gap.min() <= KEEP_ATOL
 
 
-@pytest.mark.xfail(strict=True, raises=AssertionError, reason="known defect: the second pass can leave a held point moving into the floor")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="MIME-ANO-138: the second pass can leave a held point moving into the floor")
 def test_no_held_point_is_left_moving_in_over_the_page_sweep():
     from mime.sweep import margin_sweep
 

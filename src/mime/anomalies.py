@@ -10,6 +10,8 @@ figures of one record runs its scenarios once.
 
 >>> [get(i).status for i in ("MIME-ANO-131", "MIME-ANO-134", "MIME-ANO-135", "MIME-ANO-136")]
 ['open', 'open', 'resolved', 'resolved']
+>>> [get(i).status for i in ("MIME-ANO-137", "MIME-ANO-138")]
+['open', 'open']
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ __all__ = [
 ]
 
 _TESTS = "tests/mime/test_mime_anomalies.py"
+_SWEEP_TESTS = "tests/sharding/test_margin_sweep_defects.py"
 
 SCREW_SPACINGS = (1.5e-4, 1.0e-4)
 """The spacings (m) at which MIME-ANO-131 spins the screw held by its support on the floor."""
@@ -352,6 +355,38 @@ RECORDS = (
             "is past the margin while every first-pass point is not, and the run keeps the margin."
         ),
         measure=measure_136,
+    ),
+    anomalies.Anomaly(
+        id="MIME-ANO-137",
+        title="A turned ellipsoid can end a projected step past the margin by more than rounding",
+        affects=("mime.interactions._projection.held_step",),
+        status="open",
+        resolved_in=None,
+        pinned_by=f"{_SWEEP_TESTS}::test_ellipsoid_keeps_the_margin_to_keep_atol_over_the_page_sweep",
+        summary=(
+            "Found by the contact page's sweep of random starts (mime.sweep.margin_sweep). On steps "
+            "where the pose is projected back onto the margin, the projection's last iteration moves "
+            "the body without choosing its deepest point again, so a turned ellipsoid, whose deepest "
+            "point moves as it turns, can end past the margin by about a picometre: far below any "
+            "length of the problem, but above the rounding the entry promises for a hull with a "
+            "support query. The sweep's other kinds with a closed-form support keep the margin to "
+            "rounding."
+        ),
+    ),
+    anomalies.Anomaly(
+        id="MIME-ANO-138",
+        title="A held point can be left moving into the surface at the end of a touching step",
+        affects=("mime.interactions._projection.held_step",),
+        status="open",
+        resolved_in=None,
+        pinned_by=f"{_SWEEP_TESTS}::test_no_held_point_is_left_moving_in_over_the_page_sweep",
+        summary=(
+            "Found by the contact page's sweep of random starts. The second pass removes the velocity "
+            "into the surface at the points it projects; the impulses there also turn the body, and "
+            "the turn can leave a point the first pass held moving inward at the end of the step. The "
+            "next step holds that point before it moves, so the margin is kept, but the velocity the "
+            "step reports has a held point moving into the surface, against the inelastic rule."
+        ),
     ),
 )
 

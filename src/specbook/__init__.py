@@ -15,13 +15,20 @@ from specbook._claims import (
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
+from specbook._figures import COLUMN_PX, PROSE_MIN_PX, FigureTooSmall, figure, smallest_font_pt
+from specbook._defects import KnownDefects, anomaly_label, known_defects
 
 __all__ = [
+    "COLUMN_PX",
     "Claim",
     "ClaimError",
+    "FigureTooSmall",
+    "KnownDefects",
+    "PROSE_MIN_PX",
     "Source",
     "Table",
     "all_claims",
+    "anomaly_label",
     "as_float",
     "check",
     "claim",
@@ -29,12 +36,15 @@ __all__ = [
     "closed_form",
     "declared",
     "failed_claim",
+    "figure",
     "forget",
     "glue",
     "independent",
+    "known_defects",
     "mapping_table",
     "reset_claims",
     "resolve",
     "seed_figure",
+    "smallest_font_pt",
     "table",
 ]

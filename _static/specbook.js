@@ -2,7 +2,9 @@
 document.addEventListener("DOMContentLoaded", () => {
   // A long dotted name in a table cell may break after a dot or an underscore, never inside a word.
   // <wbr> adds a break opportunity and no text, so a copied name is unchanged.
-  for (const span of document.querySelectorAll(".bd-article table code.literal span.pre")) {
+  const spans = ".bd-article table code.literal span.pre, .bd-article .specbook-anomaly code.literal span.pre, "
+    + ".bd-article .specbook-known-defects code.literal span.pre";
+  for (const span of document.querySelectorAll(spans)) {
     if (span.childElementCount > 0 || span.textContent.length < 16) continue;
     const parts = span.textContent.split(/(?<=[._/(,])/);
     if (parts.length < 2) continue;

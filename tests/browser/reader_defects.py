@@ -40,7 +40,13 @@ async () => {
   for (const n of shown.querySelectorAll(".cell_input, script, style, mjx-container, .headerlink")) { n.remove(); }
   const prose = shown.cloneNode(true);
   for (const n of prose.querySelectorAll("pre, code, .highlight, .cell_output")) { n.remove(); }
-  const outputs = [...article.querySelectorAll(".cell_output .output.text_plain")].map(o => o.innerText.trim());
+  // Text outputs of cells whose code the reader does not see (hidden or removed input): a visible
+  // cell may show its result as a REPL does, a hidden one has nothing to show but tables and figures.
+  const outputs = [...article.querySelectorAll(".cell_output .output.text_plain")].filter(o => {
+    const cell = o.closest(".cell");
+    return !cell || cell.classList.contains("tag_hide-input") || cell.classList.contains("tag_remove-input")
+      || !cell.querySelector(".cell_input");
+  }).map(o => o.innerText.trim());
 
   // The smallest text of the prose: every visible text node outside code, math, cell inputs,
   // super/subscripts and the page's chrome (buttons, toggles).

@@ -14,6 +14,11 @@ document.addEventListener("DOMContentLoaded", () => {
       span.appendChild(document.createTextNode(part));
     });
   }
+  // A number is never broken over two lines (5.4e-16 must not become "5.4e-" and "16").
+  const number = /^[-+−]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+−]?\d+)?( ?[%a-zA-Zµ°²³/]{1,6})?$/;
+  for (const cell of document.querySelectorAll(".bd-article table.specbook-table td")) {
+    if (number.test(cell.innerText.trim())) cell.classList.add("specbook-number");
+  }
   // Each cell knows its column's name, which a stacked (narrow-screen) table shows before it.
   for (const table of document.querySelectorAll(".bd-article table.specbook-table")) {
     const names = [...table.querySelectorAll("thead th")].map(th => th.innerText.trim());

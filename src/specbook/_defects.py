@@ -102,14 +102,13 @@ class KnownDefects:
         if not self.entries:
             return (
                 "```{admonition} Known defects: none open\n:class: tip specbook-known-defects\n\n"
-                "No open anomaly in the registry touches a name of this page's implementation mapping.\n```\n"
+                "No open anomaly in the registry touches a name this page specifies.\n```\n"
             )
         count = len(self.entries)
         lines = [
             f"```{{admonition}} Known defects: {count} open\n:class: warning specbook-known-defects\n",
-            f"{'This open anomaly touches' if count == 1 else 'These open anomalies touch'} names of this "
-            "page's implementation mapping. Each is pinned by a strict xfail test; the link leads to "
-            "its record.\n",
+            f"{'This open anomaly touches' if count == 1 else 'These open anomalies touch'} names this page "
+            "specifies. Each is pinned by a strict xfail test; the link leads to its record.\n",
         ]
         for record, names in self.entries:
             shown = ", ".join(f"`{_short(name)}`" for name in names)

@@ -27,7 +27,7 @@ __all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureTooSmall", "figure", "smallest_fo
 COLUMN_PX = 688
 """The width of the article's text column at a 1280 px window, in CSS px."""
 
-PROSE_MIN_PX = 14.0
+PROSE_MIN_PX = 16.0
 """The smallest text of the book's prose, in CSS px (table cells, admonitions and captions
 included; the browser checks measure it on every page and compare figures with the measurement)."""
 

@@ -35,11 +35,20 @@ async () => {
   }
   for (const img of article.querySelectorAll("img")) { blocks.push(measure("figure", img)); }
 
-  // The text a reader sees: the article without code, cell inputs, scripts and typeset math.
-  const shown = article.cloneNode(true);
-  for (const n of shown.querySelectorAll(".cell_input, script, style, mjx-container, .headerlink")) { n.remove(); }
-  const prose = shown.cloneNode(true);
-  for (const n of prose.querySelectorAll("pre, code, .highlight, .cell_output")) { n.remove(); }
+  // The text a reader sees, laid out as shown (a table's cells apart, blocks on their own lines):
+  // the live article's innerText while a style hides what is not text for the reader.
+  const readWithout = selector => {
+    const hide = document.createElement("style");
+    hide.textContent = `${selector} { display: none !important; }`;
+    document.head.appendChild(hide);
+    const text = article.innerText;
+    hide.remove();
+    return text;
+  };
+  // Code listings (a docstring's doctest) are code, not numbers shown; a cell's printed output is shown.
+  const notText = ".cell_input, mjx-container, .headerlink, .specbook-figure, [class*='highlight-']:not(.output)";
+  const shownText = readWithout(notText);
+  const proseText = readWithout(notText + ", pre, code, .highlight");
   // Text outputs of cells whose code the reader does not see (hidden or removed input): a visible
   // cell may show its result as a REPL does, a hidden one has nothing to show but tables and figures.
   const outputs = [...article.querySelectorAll(".cell_output .output.text_plain")].filter(o => {
@@ -65,12 +74,14 @@ async () => {
     minFontPt: img.dataset.minFontPt ? parseFloat(img.dataset.minFontPt) : null,
     dpi: img.dataset.dpi ? parseFloat(img.dataset.dpi) : null,
   }));
-  return {column: {left, width}, blocks, shownText: shown.innerText, proseText: prose.innerText,
+  return {column: {left, width}, blocks, shownText, proseText,
           outputs, smallestProse: smallest, figures, viewport: window.innerWidth};
 }
 """
 
-_PIPE_TABLE = re.compile(r"(^|\n)\s*\|[^\n]*\|[^\n]*\||\|\s*:?-{3,}:?\s*\|")
+# A pipe table printed as text: its separator row (``|---|``, which typography may turn into
+# ``|—|``), or a line of three or more pipes with no tab (a real table's cells are tab-separated).
+_PIPE_TABLE = re.compile(r"\|\s*:?(?:-{3,}|[—–]+):?\s*\||(?:^|\n)[ ]*\|[^\n\t]*\|[^\n\t]*\|[ ]*(?=\n|$)")
 _BOLD = re.compile(r"\*\*[^*\n]{1,200}\*\*")
 _DOLLAR_MATH = re.compile(r"(?<![\\$])\$[^$\n]{1,200}\$(?!\d)")
 _ROLE = re.compile(r"\{(?:[a-z][\w-]*:)*[a-z][\w-]*\}(?:`|\s*[A-Za-z_])")
@@ -78,10 +89,14 @@ _DIRECTIVE = re.compile(r"(```|:::)\{[a-z]")
 
 
 def markdown_leaks(prose: str) -> list[str]:
-    """Markdown syntax a reader sees as text: pipe tables, ``**bold**``, ``$math$``, roles, directives.
+    r"""Markdown syntax a reader sees as text: pipe tables, ``**bold**``, ``$math$``, roles, directives.
 
     >>> markdown_leaks("| dt (s) | |x(T) - exact| | Observed order |")
     ['pipe table: | dt (s) | |x(T) - exact| | Observed order |']
+    >>> markdown_leaks("The ladder | dt (s) | Order | |—|—| | 0.001 | 1.0 |")
+    ['pipe table: |—|']
+    >>> markdown_leaks("|λ|\t|θ|/h\t|g|\n0.5\t1.0\t9.81")  # a real table's rows: cells tab-separated
+    []
     >>> markdown_leaks("a **bold** claim, $x^2$ and {py:obj}`f` left as text")
     ['bold: **bold**', 'dollar math: $x^2$', 'role: {py:obj}`']
     >>> markdown_leaks("A set {0, 0.5, 1}, a price of 5 $ and |v| <= v_min.")
@@ -118,7 +133,7 @@ def bare_value(output: str) -> bool:
     return bool(text) and (_BARE.match(text) is not None or re.match(r"^<[\w.: ]+>$", text) is not None)
 
 
-_NUMBER = re.compile(r"(?<![\w.])[-+]?(\d+)\.(\d+)")
+_NUMBER = re.compile(r"(?<![\w./:-])[-+]?(\d+)\.(\d+)(?![\w/])")  # not inside a DOI, path or name
 _RUN = re.compile(r"(0{6,})[0-9]*[1-9]|(9{6,})[0-8]")
 
 
@@ -139,6 +154,8 @@ def float_noise(text: str) -> list[str]:
     []
     >>> float_noise("2.9999999999999996, 1.0000001, 12.50, 3.14159")
     ['2.9999999999999996', '1.0000001']
+    >>> float_noise("doi:10.1137/1.9780898717839 and https://doi.org/10.1137/1.9780898717839")
+    []
     """
     found = []
     for m in _NUMBER.finditer(text):

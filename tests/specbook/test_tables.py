@@ -202,5 +202,5 @@ def test_a_wide_many_panel_figure_is_refused_with_the_size_it_would_show_at():
 
 
 def test_a_column_wide_figure_with_large_enough_text_is_shown():
-    fig = _figure(6.5, 11, panels=2)
+    fig = _figure(6.5, 12, panels=2)
     assert specbook.figure(fig, "two panels") is None

@@ -169,8 +169,9 @@ def table(
     Each column is a field name, shown with the name as its header, or a pair
     ``(header, field)`` where ``field`` is a field name or a callable of the row
     that returns the cell's value (which may be Markdown, such as a code span).
-    A float is shown to six significant digits, so no binary noise such as
-    ``0.30000000000000004`` reaches the reader; format it yourself for fewer.
+    A float is shown to six significant digits, so the binary noise of a float
+    (the trailing digits of ``0.1 + 0.2``) never reaches the reader; format it
+    yourself for fewer.
     ``widths`` (relative, one per column) and ``classes`` go to :class:`Table`.
 
     >>> from dataclasses import dataclass

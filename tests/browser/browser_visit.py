@@ -140,7 +140,8 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
         report.status = response.status if response else None
         report.page = page.evaluate(_READ_PAGE)
         report.layout = page.evaluate(READ_LAYOUT)
-        page.wait_for_load_state("networkidle")  # fonts MathJax asked for while typesetting
+        # fonts MathJax asked for while typesetting; a long page on a busy machine needs more than 30 s
+        page.wait_for_load_state("networkidle", timeout=120_000)
         shot = screenshots / (doc.replace("/", "__") + ".png")
         page.screenshot(path=str(shot), full_page=True)
         report.screenshot = shot

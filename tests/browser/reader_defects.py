@@ -82,7 +82,8 @@ async () => {
 # A pipe table printed as text: its separator row (``|---|``, which typography may turn into
 # ``|—|``), or a line of three or more pipes with no tab (a real table's cells are tab-separated).
 _PIPE_TABLE = re.compile(r"\|\s*:?(?:-{3,}|[—–]+):?\s*\||(?:^|\n)[ ]*\|[^\n\t]*\|[^\n\t]*\|[ ]*(?=\n|$)")
-_BOLD = re.compile(r"\*\*[^*\n]{1,200}\*\*")
+# Emphasis as CommonMark reads it: no space just inside the asterisks ({**own, **injected} is not bold).
+_BOLD = re.compile(r"\*\*(?!\s)[^*\n]{1,200}(?<!\s)\*\*")
 _DOLLAR_MATH = re.compile(r"(?<![\\$])\$[^$\n]{1,200}\$(?!\d)")
 _ROLE = re.compile(r"\{(?:[a-z][\w-]*:)*[a-z][\w-]*\}(?:`|\s*[A-Za-z_])")
 _DIRECTIVE = re.compile(r"(```|:::)\{[a-z]")
@@ -99,7 +100,7 @@ def markdown_leaks(prose: str) -> list[str]:
     []
     >>> markdown_leaks("a **bold** claim, $x^2$ and {py:obj}`f` left as text")
     ['bold: **bold**', 'dollar math: $x^2$', 'role: {py:obj}`']
-    >>> markdown_leaks("A set {0, 0.5, 1}, a price of 5 $ and |v| <= v_min.")
+    >>> markdown_leaks("A set {0, 0.5, 1}, a price of 5 $, |v| <= v_min and {**self.params, **params}.")
     []
     """
     found = []

@@ -1,8 +1,9 @@
 # The two commands of the quick start, and the author's loop.
-#   make book              build the whole book from clean, strictly (warnings are errors)
+#   make book              build the whole book strictly (warnings are errors), re-running only the
+#                          pages whose execution key changed
 #   make test              unit tests + doctests + every page under nbval, then the strict build,
 #                          then the built book in a real browser (Debian's Chromium, installed if missing)
-#   make page PAGE=book/x.md   run one page under nbval and name the claim that failed
+#   make page PAGE=book/x.md   run one page (if its key changed; FORCE=1 always) and name the claim that failed
 
 PYTHON  ?= python3
 VENV    := .venv
@@ -32,12 +33,20 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# Pages run in parallel first (one kernel per core, into _build/.jupyter_cache, stamped with
-# the sources they ran); the strict build then reads their outputs from that cache.
+# The pages whose execution key changed run first, in parallel (one kernel per core, into
+# _build/.jupyter_cache), each reported with its reason; then Sphinx reads every page afresh
+# (a fresh environment: no warning is hidden) with outputs from the cache, and writes the
+# claim ledger (claims.json), whose differences from the previous build's are printed.
+# When nothing the build reads changed since the last strict build succeeded (specbook.buildkey),
+# that build's site is current and Sphinx is not run again.
 book: $(STAMP)
-	rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees $(BUILD)/.jupyter_cache
+	@test ! -f $(BUILD)/html/claims.json || cp $(BUILD)/html/claims.json $(BUILD)/claims-previous.json
 	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.execute
-	$(JAX_CACHE_ENV) $(JB)
+	@$(BIN)/python -m specbook.buildkey check || { \
+	  echo "rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees"; \
+	  rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
+	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; }
+	@test ! -f $(BUILD)/claims-previous.json || $(BIN)/python -m specbook.diff $(BUILD)/claims-previous.json $(BUILD)/html/claims.json
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 
 # The browser tests drive Debian's Chromium through Playwright (pip, in the test extra);
@@ -49,13 +58,16 @@ chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing"; exit 1; }
 
 test: $(STAMP) chromium
+	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
 	$(MAKE) --no-print-directory book
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 
+# One page, in this process: re-run when its key changed (FORCE=1: always), stop at the first
+# failing cell and name the claim; a page that passes is cached for the next make book.
 page: $(STAMP)
-	@test -n "$(PAGE)" || { echo "usage: make page PAGE=book/<page>.md"; exit 2; }
-	$(BIN)/python -m pytest -x -q --no-header "$(PAGE)"
+	@test -n "$(PAGE)" || { echo "usage: make page PAGE=book/<page>.md [FORCE=1]"; exit 2; }
+	@$(JAX_CACHE_ENV) $(BIN)/python -m specbook.execute --workers 1 $(if $(FORCE),--force) "$(PAGE)"
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

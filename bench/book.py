@@ -1,39 +1,33 @@
-"""How long the book takes to build, to test, and to tell an author which claim broke.
+"""How long the book takes to build, to rebuild after an edit, and to tell an author which claim broke.
 
 Usage::
 
-    .venv/bin/python bench/book.py                 # clean build + author loop (a few minutes)
-    .venv/bin/python bench/book.py --parallel      # also: serial against parallel page execution
+    .venv/bin/python bench/book.py                 # the four targets of issue 15 (several minutes)
+    .venv/bin/python bench/book.py --working-tree  # the same on a copy of the uncommitted tree
+    .venv/bin/python bench/book.py --parallel      # also: sphinx-build -j 1 against -j 2
     .venv/bin/python bench/book.py --xdist         # also: pages under pytest with pytest-xdist -n 2
     .venv/bin/python bench/book.py --fresh-clone   # also: `make test` from a `git clone` (long)
 
-Everything runs in a temporary copy of the working tree (tracked and untracked
-files, never ``.venv`` or ``_build``), so the checkout's own build is left alone.
-The copy uses the project's installed virtual environment: the timings are
-"after install", as the goals state. Each figure is printed in seconds, against
-its goal, and as a ratio to a baseline measured in the same run:
+Everything runs in a ``git clone`` of the committed history in a temporary folder (or a
+copy of the working tree), so the checkout's own build is left alone. The clone uses the
+project's installed virtual environment: the timings are "after install". Its ``_build``
+starts empty, so the first build also starts with a cold JAX compilation cache. Each figure
+is printed in seconds, against its target, with the machine's load average when it started
+(the machine is shared), and as a ratio to a baseline measured in the same run:
 
-- **clean build**: ``make book`` from nothing, with a cold JAX compilation cache
-  (the pages run in parallel first, ``python -m specbook.execute``, then the strict
-  build reads them from the notebook cache). Baseline: the same strict build
-  of a one-page book whose single cell is ``1 + 1`` (the stack's fixed cost:
-  Sphinx, myst-nb and one kernel). Goal: 120 s.
-- **author loop**: an author appends a false claim to a page and runs
-  ``make page`` on it; the time until the output names the claim. Baseline: the
-  same ``make page`` on the unedited page. Goal: 20 s. The page is the one whose
-  execution took longest in the clean build (the worst case), or ``--page``.
-- **parallel** (``--parallel``): the same build through ``sphinx-build`` with one
-  process and with two (``-j 2``); the ratio is the speed-up. jupyter-book 1.x
-  has no ``-j`` flag, hence ``sphinx-build`` on the configuration
-  ``jupyter-book config sphinx`` generates (see ``parallel`` for why it cannot
-  read pages in parallel).
-- **xdist** (``--xdist``, needs pytest-xdist importable): every page under
-  pytest/nbval with ``-n 0`` and with ``-n 2 --dist loadfile`` (a page's cells
-  stay in one worker, as nbval needs).
-- **fresh clone** (``--fresh-clone``): ``git clone`` of the committed history,
-  then ``make test``. With ``--own-venv`` the clone creates and installs its own
-  environment (downloads; the honest first-time figure); by default it reuses
-  the installed one.
+- **clean build**: ``make book`` in the fresh clone. Baseline: the strict build of a one-page
+  book whose single cell is ``1 + 1`` (the stack's fixed cost: Sphinx, myst-nb, one kernel).
+  Target: 60 s.
+- **no change**: ``make book`` again, nothing edited: every page must be ``cached``. Target: 15 s.
+- **one module**: a comment appended to ``src/skcomplex/engine/events.py``, which only the
+  reflection page imports, then ``make book``: only that page may re-run. Target: 30 s.
+- **author loop**: a false claim appended to the reflection page, then ``make page``; the
+  time until the output names the claim. Baseline: ``make page FORCE=1`` on the unedited page.
+  Target: 10 s.
+
+For each ``make book`` the time before Sphinx starts (``python -m specbook.execute``: the
+pages that re-ran) and the Sphinx build are printed apart, so a missed target says where its
+time went.
 """
 
 from __future__ import annotations
@@ -51,9 +45,12 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 VENV = ROOT / ".venv"
-GOALS = {"clean build": 120.0, "author loop": 20.0}
+GOALS = {"clean build": 60.0, "no change": 15.0, "one module": 30.0, "author loop": 10.0}
 EDIT_CLAIM = "bench_author_edit"
-_EXECUTED = re.compile(r"(\S+\.md): Executed notebook in ([0-9.]+) seconds")
+EDIT_MODULE = "src/skcomplex/engine/events.py"
+EDIT_PAGE = "book/skcomplex/reflection.md"
+_VERDICT = re.compile(r"^(\S+\.md): (cached|re-ran \((.*?)\) in ([0-9.]+) s)", re.M)
+SPHINX_STARTS = "Running Jupyter-Book"
 _ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
@@ -97,6 +94,21 @@ def timed(command: list[str], cwd: Path, *, until: str | None = None) -> tuple[f
     return time.perf_counter() - start, seen_at, code, "".join(lines)
 
 
+def load() -> str:
+    """The machine's 1-minute load average now (it is shared: every figure carries it)."""
+    return f"{os.getloadavg()[0]:.1f}"
+
+
+def clone(base: Path) -> tuple[Path, list[str]]:
+    """A ``git clone`` of the committed history using the installed venv; returns it and make's stamp override."""
+    folder = base / "book-clone"
+    subprocess.run(["git", "clone", "-q", str(ROOT), str(folder)], check=True)
+    (folder / ".venv").symlink_to(VENV)
+    stamp = base / "book-clone.stamp"
+    stamp.touch()
+    return folder, [f"STAMP={stamp}"]
+
+
 def _page_front() -> str:
     """A page's front matter, as the book-level tests write it (``tests/book/_pages.py``)."""
     import importlib.util
@@ -124,36 +136,41 @@ def baseline_book(base: Path, copy: Path) -> Path:
     return book
 
 
-def clean_build(base: Path, copy: Path, stamp: list[str]) -> dict:
-    jb = [str(VENV / "bin" / "jupyter-book"), "build", "-W", "-n", "--keep-going"]
-    base_seconds, _, base_code, base_out = timed([*jb, str(baseline_book(base, copy))], base)
-    seconds, _, code, output = timed(["make", "--no-print-directory", "book", *stamp], copy)
-    pages = {Path(m.group(1)).relative_to(copy).as_posix(): float(m.group(2))
-             for m in _EXECUTED.finditer(_ANSI.sub("", output))}
+def make_book(copy: Path, stamp: list[str]) -> dict:
+    """``make book``: its time, the part before Sphinx starts, and each page's verdict."""
+    load_before = load()
+    seconds, pre_sphinx, code, output = timed(["make", "--no-print-directory", "book", *stamp], copy,
+                                              until=SPHINX_STARTS)
+    clean = _ANSI.sub("", output)
+    verdicts = {m.group(1): ("cached" if m.group(2) == "cached" else m.group(3)) for m in _VERDICT.finditer(clean)}
+    ran = {m.group(1): float(m.group(4)) for m in _VERDICT.finditer(clean) if m.group(4)}
     if code != 0:
         print(f"  ! make book failed (exit {code}); its last lines:\n{textwrap.indent(output[-2000:], '    ')}")
-    if base_code != 0:
-        print(f"  ! the baseline build failed:\n{textwrap.indent(base_out[-1500:], '    ')}")
-    return {"seconds": seconds, "baseline": base_seconds, "code": code, "pages": pages}
+    return {"seconds": seconds, "execute": pre_sphinx, "code": code, "verdicts": verdicts, "ran": ran,
+            "load": load_before, "output": output}
 
 
 def author_loop(copy: Path, stamp: list[str], page: str) -> dict:
-    before, _, code_before, _ = timed(["make", "--no-print-directory", "page", f"PAGE={page}", *stamp], copy)
+    load_before = load()
+    before, _, code_before, _ = timed(["make", "--no-print-directory", "page", f"PAGE={page}", "FORCE=1", *stamp],
+                                      copy)
     source = copy / page
     original = source.read_text()
     source.write_text(original + textwrap.dedent(f"""
         ```{{code-cell}} ipython3
         import specbook
-        specbook.claim("{EDIT_CLAIM}", 1.0, 2.0, atol=0.01)
+        specbook.claim("{EDIT_CLAIM}", 1.0, 2.0, atol=0.01, source=specbook.closed_form("a false claim"))
         ```
         """))
+    load_edit = load()
     total, named, code, output = timed(["make", "--no-print-directory", "page", f"PAGE={page}", *stamp], copy,
                                        until=f"FAILED CLAIM '{EDIT_CLAIM}'")
     source.write_text(original)  # the author reverts the edit
     if named is None:
         print(f"  ! the edited page did not name the claim; its last lines:\n{textwrap.indent(output[-2000:], '    ')}")
     return {"page": page, "seconds": named if named is not None else float("nan"), "total": total,
-            "baseline": before, "baseline_passed": code_before == 0, "failed": code != 0}
+            "baseline": before, "baseline_passed": code_before == 0, "failed": code != 0,
+            "load": load_edit, "load_baseline": load_before}
 
 
 def parallel(base: Path, copy: Path) -> dict:
@@ -209,9 +226,16 @@ def fresh_clone(base: Path, own_venv: bool) -> dict:
     return {"seconds": seconds, "code": code}
 
 
+def _where(run: dict) -> str:
+    if run["execute"] is None:
+        return ""
+    return f"execute {run['execute']:.1f} s, Sphinx {run['seconds'] - run['execute']:.1f} s"
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--page", help="the page the author edits (default: the slowest page)")
+    parser.add_argument("--working-tree", action="store_true",
+                        help="copy the working tree (uncommitted changes too) instead of cloning the history")
     parser.add_argument("--parallel", action="store_true", help="also time serial against -j 2")
     parser.add_argument("--xdist", action="store_true",
                         help="also time the pages under pytest with and without pytest-xdist (if importable)")
@@ -221,29 +245,47 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     base = Path(tempfile.mkdtemp(prefix="specbook-bench-"))
-    rows: list[tuple[str, float, float | None, float | None, str]] = []
+    rows: list[tuple[str, float, float | None, float | None, str, str]] = []
     try:
-        copy, stamp = workspace(base)
-        print(f"bench/book.py in {base} ({os.cpu_count()} cores)")
-        build = clean_build(base, copy, stamp)
-        rows.append(("clean build", build["seconds"], GOALS["clean build"], build["baseline"],
-                     "make book; baseline: one trivial page" + ("" if build["code"] == 0 else " (BUILD FAILED)")))
-        for page, seconds in sorted(build["pages"].items(), key=lambda kv: -kv[1]):
+        copy, stamp = workspace(base) if args.working_tree else clone(base)
+        print(f"bench/book.py in {base} ({os.cpu_count()} cores, load {load()})")
+        jb = [str(VENV / "bin" / "jupyter-book"), "build", "-W", "-n", "--keep-going"]
+        base_load = load()
+        base_seconds, _, base_code, base_out = timed([*jb, str(baseline_book(base, copy))], base)
+        if base_code != 0:
+            print(f"  ! the baseline build failed:\n{textwrap.indent(base_out[-1500:], '    ')}")
+        rows.append(("baseline: one page", base_seconds, None, None, base_load, "strict build of a one-cell book"))
+
+        clean = make_book(copy, stamp)
+        rows.append(("clean build", clean["seconds"], GOALS["clean build"], base_seconds, clean["load"],
+                     "make book in a fresh clone, cold JAX cache; " + _where(clean)
+                     + ("" if clean["code"] == 0 else " (BUILD FAILED)")))
+        for page, seconds in sorted(clean["ran"].items(), key=lambda kv: -kv[1]):
             print(f"  executed {page:45s} {seconds:6.2f} s")
-        page = args.page or (max(build["pages"], key=build["pages"].get) if build["pages"] else "book/intro.md")
-        loop = author_loop(copy, stamp, page)
-        rows.append(("author loop", loop["seconds"], GOALS["author loop"], loop["baseline"],
-                     f"edit {page}, make page to the claim's name; baseline: unedited page"
+
+        same = make_book(copy, stamp)
+        reran = sorted(p for p, v in same["verdicts"].items() if v != "cached")
+        rows.append(("no change", same["seconds"], GOALS["no change"], base_seconds, same["load"],
+                     f"make book again; re-ran: {', '.join(reran) or 'none'}; " + _where(same)))
+
+        module = copy / EDIT_MODULE
+        module.write_text(module.read_text() + "\n# bench/book.py: an edit that changes no behaviour\n")
+        edited = make_book(copy, stamp)
+        reran = {p: v for p, v in edited["verdicts"].items() if v != "cached"}
+        rows.append(("one module", edited["seconds"], GOALS["one module"], base_seconds, edited["load"],
+                     f"{EDIT_MODULE} edited; re-ran: "
+                     + (", ".join(f"{p} ({v})" for p, v in sorted(reran.items())) or "none") + "; " + _where(edited)))
+
+        loop = author_loop(copy, stamp, EDIT_PAGE)
+        rows.append(("author loop", loop["seconds"], GOALS["author loop"], loop["baseline"], loop["load"],
+                     f"false claim appended to {EDIT_PAGE}, make page until it is named; "
+                     f"baseline: make page FORCE=1 on the unedited page (load {loop['load_baseline']})"
                      + ("" if loop["baseline_passed"] else " (UNEDITED PAGE FAILED)")))
         if args.parallel:
             runs = parallel(base, copy)
             failed = {label: " (FAILED)" if code != 0 else "" for label, (_, code, _) in runs.items()}
-            one = runs["1"][0]
-            rows.append(("sphinx-build -j 2", runs["2"][0], None, one,
+            rows.append(("sphinx-build -j 2", runs["2"][0], None, runs["1"][0], load(),
                          f"baseline: the same build with -j 1{failed['1']}; -j 2{failed['2']}"))
-            for label, (_, code, out) in runs.items():
-                if code != 0:
-                    print(f"  ! sphinx-build {label} failed:\n{textwrap.indent(out[-1500:], '    ')}")
         if args.xdist:
             try:
                 import xdist  # noqa: F401
@@ -251,23 +293,24 @@ def main(argv: list[str] | None = None) -> int:
                 print("  ! --xdist: pytest-xdist is not importable; skipped")
             else:
                 runs = xdist_runs(copy)
-                rows.append(("pytest book -n 2", runs["two"], None, runs["serial"],
+                rows.append(("pytest book -n 2", runs["two"], None, runs["serial"], load(),
                              "nbval, --dist loadfile; baseline: -n 0" + ("" if runs["codes"] == (0, 0) else " (FAILED)")))
         if args.fresh_clone:
-            clone = fresh_clone(base, args.own_venv)
-            rows.append(("make test (clone)", clone["seconds"], None, build["seconds"],
+            test_clone = fresh_clone(base, args.own_venv)
+            rows.append(("make test (clone)", test_clone["seconds"], None, clean["seconds"], load(),
                          ("own venv" if args.own_venv else "installed venv") + "; baseline: clean build"
-                         + ("" if clone["code"] == 0 else " (FAILED)")))
+                         + ("" if test_clone["code"] == 0 else " (FAILED)")))
     finally:
         if not args.keep:
             shutil.rmtree(base, ignore_errors=True)
 
     print()
-    print(f"{'measure':20s} {'seconds':>8s} {'goal':>6s} {'/goal':>6s} {'baseline':>9s} {'/baseline':>9s}  what")
-    for name, seconds, goal, baseline, what in rows:
-        goal_text = f"{goal:6.0f} {seconds / goal:6.2f}" if goal else f"{'':6s} {'':6s}"
+    print(f"{'measure':20s} {'seconds':>8s} {'target':>6s} {'/target':>7s} {'baseline':>9s} {'/baseline':>9s} "
+          f"{'load':>5s}  what")
+    for name, seconds, goal, baseline, load_avg, what in rows:
+        goal_text = f"{goal:6.0f} {seconds / goal:7.2f}" if goal else f"{'':6s} {'':7s}"
         base_text = f"{baseline:9.1f} {seconds / baseline:9.2f}" if baseline else f"{'':9s} {'':9s}"
-        print(f"{name:20s} {seconds:8.1f} {goal_text} {base_text}  {what}")
+        print(f"{name:20s} {seconds:8.1f} {goal_text} {base_text} {load_avg:>5s}  {what}")
     return 0
 
 

@@ -1,14 +1,14 @@
-"""MIME's anomaly records: known defects of the contact entry, registered at import.
+"""MIME's anomaly records: known defects of the contact entry, declared here and nowhere else.
 
-Each record lives in :mod:`maddening.anomalies` (one registry for every package), is pinned by a
-test in ``tests/mime/test_mime_anomalies.py`` (a strict xfail while it is open) and is shown on the
-anomalies page. No record states figures: the contact entry's seed names the records but gives no
+Each record is a :class:`maddening.anomalies.Anomaly` kept in :data:`RECORDS`, MIME's own registry
+(read with :func:`get` and :func:`all_records`; importing mime writes nothing into maddening's), is
+pinned by a test in ``tests/mime/test_mime_anomalies.py`` (a strict xfail while it is open) and is
+shown on the anomalies page, which renders maddening's registry and this one. No record states figures: the contact entry's seed names the records but gives no
 numbers, so each ``measure`` runs the real contact (``mime.demos``' scenarios, the projection's own
 functions) and returns what it measures now. Results are cached, so a page that reads several
 figures of one record runs its scenarios once.
 
->>> from maddening import anomalies
->>> [anomalies.get(i).status for i in ("MIME-ANO-131", "MIME-ANO-134", "MIME-ANO-135", "MIME-ANO-136")]
+>>> [get(i).status for i in ("MIME-ANO-131", "MIME-ANO-134", "MIME-ANO-135", "MIME-ANO-136")]
 ['open', 'open', 'resolved', 'resolved']
 """
 
@@ -21,9 +21,12 @@ from typing import Any
 import jax
 
 from maddening import anomalies
+from maddening.errors import invalid
 
 __all__ = [
     "RECORDS",
+    "all_records",
+    "get",
     "SCREW_SPACINGS",
     "CURVED_WALL_POSES",
     "measure_131",
@@ -207,8 +210,8 @@ def _passes(spec: Any, static: Any, params: Any, arrays: Any, state: Any, t: Any
     free = free_solve(static, params, state, {"time": t}, dt)
     A, lam, *_ = P.first_pass(spec, arrays, state, free, dt)
     touch = jnp.any(lam > 0)
-    v1 = jnp.where(touch, free["velocity"] + (A.normal.T @ lam) / free["mass_eff"], free["velocity"])
-    w1 = jnp.where(touch, free["angular_velocity"] + (A.lever.T @ lam) / free["inertia_eff"], free["angular_velocity"])
+    v1 = jnp.where(touch, free.velocity + (A.normal.T @ lam) / free.mass_eff, free.velocity)
+    w1 = jnp.where(touch, free.angular_velocity + (A.lever.T @ lam) / free.inertia_eff, free.angular_velocity)
     x1, q1 = P.advance_pose(state["position"], state["orientation"], v1, w1, dt)
     _, gap_first, _ = P.rows_at(spec, arrays, x1, q1, A.point, A.mask)
     B = P.choose_points(spec, arrays, x1, q1)
@@ -232,8 +235,7 @@ def second_pass_catches(body: Any, states: dict[str, Any], dt: float) -> dict[st
     starts = {k: np.concatenate([np.asarray(body.start[k], dtype=float)[None], states[k][:-1]]) for k in keys}
     n = len(states["position"])
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
-        static, params = body._static(), body._params()
+        static, spec, params, arrays = body.step_inputs()
         f = jax.vmap(lambda s, t: _passes(spec, static, params, arrays, s, t, dt))
         first, second, band = (np.asarray(a) for a in f({k: jnp.asarray(v) for k, v in starts.items()}, dt * jnp.arange(n)))
     caught = (second < -band) & (first >= -band)
@@ -353,5 +355,15 @@ RECORDS = (
     ),
 )
 
-for _record in RECORDS:
-    anomalies.register(_record)
+
+def all_records() -> list[anomalies.Anomaly]:
+    """MIME's records, in the order they are declared."""
+    return list(RECORDS)
+
+
+def get(id: str) -> anomalies.Anomaly:
+    """MIME's record with ``id``; an unknown id raises ``ValidationError`` naming it."""
+    for record in RECORDS:
+        if record.id == id:
+            return record
+    raise invalid("id", id, f"one of {sorted(r.id for r in RECORDS)}")

@@ -344,8 +344,8 @@ def _two_walls_rows(spec: Any, static: Any, params: Any, arrays: Any, state: Any
 
     free = free_solve(static, params, state, {"time": 0.0}, DT)
     A = choose_points(spec, arrays, state["position"], state["orientation"])
-    K = _gram(A.normal, A.lever, 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"])
-    u0 = A.normal @ free["velocity"] + A.lever @ free["angular_velocity"]
+    K = _gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
+    u0 = A.normal @ free.velocity + A.lever @ free.angular_velocity
     return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap
 
 
@@ -374,9 +374,9 @@ def two_walls(steps: int = STEPS) -> dict[str, Any]:
     s, r = _run(body, steps)
     last = {k: v[-1] for k, v in s.items()}
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
+        static, spec, params, arrays = body.step_inputs()
         state = {k: jnp.asarray(v) for k, v in last.items()}
-        point, K, u0, target, gap = _two_walls_rows(spec, body._static(), body._params(), arrays, state)
+        point, K, u0, target, gap = _two_walls_rows(spec, static, params, arrays, state)
         # the two distinct rows (one per end)
         ends = np.asarray(point)[:, 2] > 0
         i, j = int(np.argmax(ends)), int(np.argmax(~ends))
@@ -484,13 +484,14 @@ def touching_is_force(steps: int = STEPS) -> dict[str, Any]:
     attach(body, FLOOR.surface)
     s, r = _run(body, steps)
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
+        _, spec, _, arrays = body.step_inputs()
         starts = {k: jnp.asarray(np.concatenate([np.asarray(body.start[k])[None], s[k][:-1]])) for k in s}
         t = DT * jnp.arange(steps)
 
         def both(state, ti):
-            held, _ = step(body._static(), spec, body._params(), arrays, state, {"time": ti}, DT)
-            free, _ = step(body._static(), None, body._params(), {}, state, {"time": ti}, DT)
+            static, _, params, _ = body.step_inputs()
+            held, _ = step(static, spec, params, arrays, state, {"time": ti}, DT)
+            free, _ = step(static, None, params, {}, state, {"time": ti}, DT)
             return jnp.any(jnp.stack([jnp.any(held[k] != free[k]) for k in held]))
 
         changed = np.asarray(jax.jit(jax.vmap(both))(starts, t))

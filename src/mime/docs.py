@@ -1,14 +1,14 @@
-"""An entry's page, rendered from its declarations.
+"""An entry's page, as plain data read from its declarations.
 
 :func:`entry_page` reads an entry class and returns an :class:`EntryPage`: its
-sections in the order the book's entry pages use, each made of Markdown text
-and tables built with ``specbook.table``. Nothing on it is typed twice: add a
-validity line to the class and the count and the list change with no other
-edit. :func:`check_page` compares a rendered page against the class it claims
-to describe, cell by cell, and lists every disagreement.
+sections in the order the book's entry pages use, each a sequence of blocks,
+Markdown text or :class:`Rows` (a table's header and its cells' values). Nothing
+on it is typed twice: add a validity line to the class and the count and the list
+change with no other edit. :func:`check_page` compares a page against the class
+it claims to describe, cell by cell, and lists every disagreement.
 
-The physics never imports this module; only the book and tests do, and it
-imports ``specbook`` lazily.
+This module renders nothing: the book's page displays the blocks, the rows through
+``specbook.table(rows.records())``. The physics never imports it.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from typing import Any
 from mime.errors import ValidationError
 from mime.registry import REGISTRY, Entry, Registry, format_type
 
-__all__ = ["SECTION_TITLES", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
+__all__ = ["SECTION_TITLES", "Rows", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
 
 SECTION_TITLES = (
     "At a glance",
@@ -57,26 +57,44 @@ def value_text(value: Any) -> str:
 
 
 @dataclass(frozen=True)
+class Rows:
+    """A table as data: its column headers and, per row, each cell's value (Markdown text).
+
+    >>> Rows(("Setting", "Role"), (("`margin`", "numerical"),)).records()
+    [{'Setting': '`margin`', 'Role': 'numerical'}]
+    """
+
+    header: tuple[str, ...]
+    cells: tuple[tuple[Any, ...], ...]
+
+    @classmethod
+    def of(cls, items: Any, columns: Any) -> "Rows":
+        """One row per item, one cell per column ``(header, attribute name or function of the item)``."""
+        get = [(lambda item, _a=f: getattr(item, _a)) if isinstance(f, str) else f for _, f in columns]
+        return cls(tuple(h for h, _ in columns), tuple(tuple(g(item) for g in get) for item in items))
+
+    def records(self) -> list[dict[str, Any]]:
+        """The rows as ``{header: value}`` mappings (what ``specbook.table`` renders)."""
+        return [dict(zip(self.header, row)) for row in self.cells]
+
+
+@dataclass(frozen=True)
 class Section:
     """A section of an entry's page: a title (empty for the introduction) and its blocks.
 
-    A block is Markdown text or a ``specbook.Table``. Displayed in a notebook, the
-    section shows its blocks (not its title, which the page writes as a heading).
+    A block is Markdown text or :class:`Rows`; the page writes the title as a heading.
     """
 
     title: str
-    blocks: tuple[Any, ...]
+    blocks: tuple[str | Rows, ...]
 
-    def body(self) -> str:
-        """The blocks as one Markdown text."""
-        return "\n\n".join(b if isinstance(b, str) else b.markdown.rstrip("\n") for b in self.blocks) + "\n"
+    def text(self) -> str:
+        """The section's text blocks, joined as Markdown paragraphs (its tables left out)."""
+        return "\n\n".join(b for b in self.blocks if isinstance(b, str)) + "\n"
 
-    def tables(self) -> tuple[Any, ...]:
+    def tables(self) -> tuple[Rows, ...]:
         """The section's tables."""
-        return tuple(b for b in self.blocks if not isinstance(b, str))
-
-    def _repr_markdown_(self) -> str:
-        return self.body()
+        return tuple(b for b in self.blocks if isinstance(b, Rows))
 
 
 @dataclass(frozen=True)
@@ -103,23 +121,13 @@ class EntryPage:
         """How many validity lines the page lists."""
         return len(self.entry.validity)
 
-    def tables(self) -> dict[str, Any]:
+    def tables(self) -> dict[str, Rows]:
         """Every table on the page, keyed ``"<section>/<n>"``."""
         out = {}
         for s in self.sections:
             for n, t in enumerate(s.tables()):
                 out[f"{s.title or 'intro'}/{n}"] = t
         return out
-
-    def markdown(self, level: int = 2) -> str:
-        """The whole page as Markdown, with each titled section under a heading of ``level``."""
-        head = "#" * (level - 1)
-        parts = [f"{head} {self.entry.kind} {self.entry.name}" if level > 1 else ""]
-        for s in self.sections:
-            if s.title:
-                parts.append(f"{'#' * level} {s.title}")
-            parts.append(s.body().rstrip("\n"))
-        return "\n\n".join(p for p in parts if p) + "\n"
 
 
 def hand_written(entry: type[Entry]) -> str:
@@ -201,9 +209,7 @@ def _glance(entry: type[Entry], registry: Registry) -> Section:
 
 
 def _settings(entry: type[Entry]) -> Section:
-    from specbook import table
-
-    rows = table(
+    rows = Rows.of(
         entry.settings,
         [
             ("Setting", lambda s: _code(s.name)),
@@ -257,8 +263,6 @@ def _roles(entry: type[Entry]) -> Section:
 
 
 def _rungs(entry: type[Entry]) -> Section:
-    from specbook import table
-
     blocks: list[Any] = []
     if any(s.name == "rung" for s in entry.settings):
         blocks.append(
@@ -272,20 +276,18 @@ def _rungs(entry: type[Entry]) -> Section:
         blocks.append(f"**Rung `{r.name}`.** {r.builds}")
         if r.requires:
             blocks.append("Supported constructions, by what each bound thing's dynamics must offer:")
-            blocks.append(table(r.requires, [("Requires", "text"), ("Note", "note")]))
+            blocks.append(Rows.of(r.requires, [("Requires", "text"), ("Note", "note")]))
     return Section("Rungs", tuple(blocks))
 
 
 def _gradient(entry: type[Entry]) -> Section:
-    from specbook import table
-
     blocks: list[Any] = [
         f"The derivative through this entry is `{entry.gradient.value}`: {entry.gradient.meaning}."
     ]
     if entry.switches:
         blocks.append("The switches the law evaluates, each declared once by its owner:")
         blocks.append(
-            table(
+            Rows.of(
                 entry.switches,
                 [
                     ("Switch", lambda s: _code(s.name)),
@@ -327,12 +329,10 @@ def _references(entry: type[Entry]) -> Section:
 
 
 def _other(entry: type[Entry]) -> Section:
-    from specbook import table
-
     blocks: list[Any] = []
     if entry.other_declarations:
         blocks.append(
-            table(
+            Rows.of(
                 entry.other_declarations,
                 [
                     ("Class variable", lambda n: _code(n)),
@@ -344,7 +344,7 @@ def _other(entry: type[Entry]) -> Section:
     if entry.constants:
         blocks.append("The constants its text names:")
         blocks.append(
-            table(
+            Rows.of(
                 list(entry.constants.items()),
                 [
                     ("Constant", lambda kv: _code(kv[0])),
@@ -385,19 +385,14 @@ def entry_page(entry: type[Entry], *, registry: Registry | None = None) -> Entry
     return EntryPage(entry, sections)
 
 
-def _unescape(cell: str) -> str:
-    return cell.replace("\\|", "|")
-
-
 def _strip_code(cell: str) -> str:
-    cell = _unescape(cell)
     return cell[1:-1] if cell.startswith("`") and cell.endswith("`") else cell
 
 
 def check_page(page: EntryPage, entry: type[Entry]) -> list[str]:
     """Every way ``page``'s tables and lists disagree with ``entry``'s declarations (empty: none).
 
-    The comparison reads the rendered cells back and sets them against the class's
+    The comparison reads the cells back and sets them against the class's
     own attributes: names, types, defaults, roles and kinds of the settings; each
     switch's name, indicator, orders and route; each Requires row; every validity
     line in order and their count; the class variables' values.
@@ -429,18 +424,18 @@ def check_page(page: EntryPage, entry: type[Entry]) -> list[str]:
     same("switch rows", len(switches), len(entry.switches))
     for row, sw in zip(switches, entry.switches):
         same(f"switch {sw.name} name", _strip_code(row[0]), sw.name)
-        same(f"switch {sw.name} indicator", _unescape(row[1]), sw.indicator)
+        same(f"switch {sw.name} indicator", row[1], sw.indicator)
         orders = tuple(
-            (m.group(1), int(m.group(2))) for m in re.finditer(r"`([^`]+)` (-?\d+)", _unescape(row[2]))
+            (m.group(1), int(m.group(2))) for m in re.finditer(r"`([^`]+)` (-?\d+)", row[2])
         )
         same(f"switch {sw.name} orders", orders, tuple(sw.orders))
-        same(f"switch {sw.name} route", _unescape(row[3]), sw.route)
+        same(f"switch {sw.name} route", row[3], sw.route)
 
     requires = [r for rung in entry.rungs for r in rung.requires]
     rung_rows = [row for t in page.section("Rungs").tables() for row in t.cells]
     same("requires rows", len(rung_rows), len(requires))
     for row, req in zip(rung_rows, requires):
-        same(f"requires {req.role}", (_unescape(row[0]), _unescape(row[1])), (req.text, req.note))
+        same(f"requires {req.role}", (row[0], row[1]), (req.text, req.note))
 
     validity_text = page.section("Validity").blocks[-1]
     shown = re.findall(r"^\d+\. (.*)$", validity_text, flags=re.M)

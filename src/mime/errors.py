@@ -1,24 +1,38 @@
-"""The errors mime raises for bad input.
+"""The errors mime raises for bad input, and the few checks every constructor uses.
 
-``ValidationError`` is mime's one documented error for a value that is not
-allowed: its message names the argument, the value given and what is allowed.
-``DocumentError`` is the kind raised while reading a saved experiment: its
-message also says which file and which key or entry was at fault.
+``ValidationError`` is maddening's: mime builds on maddening, so one error covers
+a bad value given to either (a refusal from ``maddening.core.Node``'s checks, met
+through a mime body, is caught by ``except mime.ValidationError``). Its message
+names the argument, the value given and what is allowed. ``DocumentError`` is the
+kind raised while reading a saved experiment: its message also says which file
+and which key or entry was at fault.
+
+The checks, each raising the house message through :func:`invalid`:
+
+- :func:`finite_number`: a real Python number (never a bool, text or complex),
+  finite, optionally above a bound;
+- :func:`whole_number`: an ``int`` (never a bool) of at least a bound;
+- :func:`real_array`: finite real numbers of a given shape;
+- :func:`callable_value`: something that can be called.
+
+A positive length is :func:`mime.geometry.positive_length` (a real array of
+shape ``()``, so NumPy scalars pass).
 
 >>> from mime.errors import ValidationError, DocumentError
->>> issubclass(DocumentError, ValidationError), issubclass(ValidationError, ValueError)
+>>> import maddening
+>>> ValidationError is maddening.ValidationError, issubclass(DocumentError, ValidationError)
 (True, True)
 """
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-__all__ = ["ValidationError", "DocumentError", "invalid"]
+from maddening.errors import ValidationError, invalid
 
-
-class ValidationError(ValueError):
-    """A value given to mime is not allowed (names argument, value and what is allowed)."""
+__all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
+           "callable_value"]
 
 
 class DocumentError(ValidationError):
@@ -28,14 +42,47 @@ class DocumentError(ValidationError):
     """
 
 
-def invalid(argument: str, value: Any, allowed: str, *, where: str = "") -> ValidationError:
-    """Build the house message ``"<where>: <argument> = <value!r> is not allowed; <allowed>"``.
+def finite_number(value: Any, argument: str, allowed: str, *, where: str = "", above: float | None = None,
+                  at_least: float | None = None) -> float:
+    """``value`` as a float when it is a finite ``int`` or ``float`` (within the bound given); else ``ValidationError``.
 
-    >>> str(invalid("margin", -1.0, "a positive length"))
-    'margin = -1.0 is not allowed; expected a positive length'
+    A bool, text, a complex number or an array is refused, as are NaN and the
+    infinities; ``above`` refuses ``value <= above``, ``at_least`` refuses ``value < at_least``.
+
+    >>> finite_number(2, "mass", "a positive mass in kg", above=0.0)
+    2.0
+    >>> finite_number(True, "mass", "a positive mass in kg", where="RigidInertialNode")
+    Traceback (most recent call last):
+    ...
+    maddening.ValidationError: RigidInertialNode: mass = True is not allowed; expected a positive mass in kg
     """
-    prefix = f"{where}: " if where else ""
-    return ValidationError(f"{prefix}{argument} = {value!r} is not allowed; expected {allowed}")
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise invalid(argument, value, allowed, where=where)
+    if (above is not None and value <= above) or (at_least is not None and value < at_least):
+        raise invalid(argument, value, allowed, where=where)
+    return float(value)
+
+
+def whole_number(value: Any, argument: str, allowed: str, *, where: str = "", at_least: int = 1) -> int:
+    """``value`` when it is an ``int`` (never a bool) of at least ``at_least``; else ``ValidationError``.
+
+    >>> whole_number(3, "steps", "a whole number of at least 1")
+    3
+    >>> whole_number(2.0, "steps", "a whole number of at least 1", where="simulate")
+    Traceback (most recent call last):
+    ...
+    maddening.ValidationError: simulate: steps = 2.0 is not allowed; expected a whole number of at least 1
+    """
+    if isinstance(value, bool) or not isinstance(value, int) or value < at_least:
+        raise invalid(argument, value, allowed, where=where)
+    return value
+
+
+def callable_value(value: Any, argument: str, allowed: str, *, where: str = "") -> Any:
+    """``value`` when it can be called; else ``ValidationError``."""
+    if not callable(value):
+        raise invalid(argument, value, allowed, where=where)
+    return value
 
 
 def real_array(value: Any, argument: str, allowed: str, *, shape: tuple[int, ...] | None = None,
@@ -53,7 +100,7 @@ def real_array(value: Any, argument: str, allowed: str, *, shape: tuple[int, ...
     >>> real_array(["0", "0", "0"], "position", "three finite numbers", shape=(3,))
     Traceback (most recent call last):
     ...
-    mime.errors.ValidationError: position = ['0', '0', '0'] is not allowed; expected three finite numbers
+    maddening.ValidationError: position = ['0', '0', '0'] is not allowed; expected three finite numbers
     """
     import numbers
 

@@ -35,11 +35,13 @@ folder and saving it again reproduces the document byte for byte.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable, Mapping
+from typing import Any, Mapping
 
 from mime import _experiment_io as io
+from mime._simulate import RunRecord, simulate
+from mime.document_kinds import KINDS, document_kind, kind_of, load_kind, register_kind
 from mime.errors import DocumentError, ValidationError
 from mime.registry import (
     REGISTRY,
@@ -70,63 +72,6 @@ __all__ = [
 FORMAT = "mime.experiment"
 FORMAT_VERSION = 1
 
-KINDS: dict[str, type] = {}
-"""The classes a saved experiment can name, keyed by their document kind."""
-
-_KIND_PROVIDERS = ("mime.geometry", "mime.scene", "mime.nodes")
-
-
-def register_kind(name: str, cls: type) -> type:
-    """Register ``cls`` as the document kind ``name`` (it needs ``to_document`` and ``from_document``)."""
-    if not isinstance(name, str) or not name:
-        raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
-    for method in ("to_document", "from_document"):
-        if not callable(getattr(cls, method, None)):
-            raise ValidationError(f"{cls.__qualname__} cannot be kind {name!r}: it has no {method}")
-    held = KINDS.get(name)
-    if held is not None and held.__qualname__ != cls.__qualname__:
-        raise ValidationError(f"kind = {name!r} is already registered by {held.__qualname__}")
-    KINDS[name] = cls
-    cls.document_kind_name = name  # type: ignore[attr-defined]
-    return cls
-
-
-def document_kind(name: str) -> Callable[[type], type]:
-    """Class decorator: ``@document_kind("tube")`` registers the class as kind ``"tube"``."""
-
-    def apply(cls: type) -> type:
-        register_kind(name, cls)
-        return cls
-
-    return apply
-
-
-def kind_of(thing: Any) -> str | None:
-    """The document kind registered for ``type(thing)``, or ``None``."""
-    for name, cls in KINDS.items():
-        if type(thing) is cls:
-            return name
-    return None
-
-
-def _load_kind(name: str, where: str) -> type:
-    if name not in KINDS:
-        import importlib
-
-        for module in _KIND_PROVIDERS:
-            try:
-                importlib.import_module(module)
-            except ModuleNotFoundError as exc:
-                if exc.name is None or not module.startswith(exc.name):
-                    raise
-    try:
-        return KINDS[name]
-    except (KeyError, TypeError):
-        raise DocumentError(
-            f"{where}: kind = {name!r} is not a registered document kind; expected one of "
-            f"{', '.join(sorted(KINDS)) or 'none registered'}"
-        ) from None
-
 
 @dataclass(frozen=True)
 class Attachment:
@@ -152,29 +97,13 @@ class Planned:
 
 @dataclass(frozen=True)
 class BuiltExperiment:
-    """What :meth:`Experiment.build` returns, and what ``mime._simulate.simulate`` runs."""
+    """What :meth:`Experiment.build` returns, and what :func:`mime._simulate.simulate` runs."""
 
     experiment: "Experiment"
     profile: Profile
     things: Mapping[str, Any]
     planned: tuple[Planned, ...]
     settings_record: SettingsRecord
-
-
-@dataclass(frozen=True)
-class RunRecord:
-    """The record of a run: the settings' provenance, and per step the times, states and flags.
-
-    ``states`` maps a state's name to its array over the steps; ``flags`` maps a flag
-    (``touching``, ``unconverged``, ``held_by_samples``, ``support_short``) to its boolean
-    array; ``contact_residual`` is the contact solve's residual per step.
-    """
-
-    settings_record: SettingsRecord
-    times: Any
-    states: dict[str, Any] = field(default_factory=dict)
-    flags: dict[str, Any] = field(default_factory=dict)
-    contact_residual: Any = None
 
 
 def _body_of(entry: Entry, objects: Mapping[str, Any]) -> list[Any]:
@@ -363,10 +292,7 @@ class Experiment:
 
     def run(self, *, dt: float, steps: int, profile: str | Profile | None = None) -> RunRecord:
         """Build under ``profile`` (reusing an unchanged build) and run ``steps`` steps of ``dt`` s."""
-        built = self.build(profile)
-        from mime._simulate import simulate
-
-        return simulate(built, dt, steps)
+        return simulate(self.build(profile), dt, steps)
 
     # -- documents ----------------------------------------------------------------------------
     def document(self) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -460,7 +386,7 @@ class Experiment:
             kind = item["kind"]
             if not isinstance(kind, str):
                 raise DocumentError(f"{path}: {where}.kind = {kind!r}; expected a string")
-            klass = _load_kind(kind, f"{path}: {where}")
+            klass = load_kind(kind, f"{path}: {where}")
             arrays = {}
             for aname, fname in top.obj(item["arrays"], f"{where}.arrays").items():
                 if not (isinstance(fname, str) and fname.startswith(io.ARRAYS + "/") and "/" not in fname[len(io.ARRAYS) + 1:]):

@@ -151,7 +151,7 @@ class Quantity:
         >>> mm(3.0).si(Time, argument="margin")
         Traceback (most recent call last):
         ...
-        mime.errors.ValidationError: margin = mm(3.0) is not allowed; expected a quantity of dimension time (s), not length (m)
+        maddening.ValidationError: margin = mm(3.0) is not allowed; expected a quantity of dimension time (s), not length (m)
         """
         if dimension is not None and self.unit.dimension != dimension:
             raise ValidationError(
@@ -232,7 +232,7 @@ def as_si(value: Any, dimension: Dimension, *, argument: str) -> float:
     >>> as_si(0.5, Length, argument="margin")
     Traceback (most recent call last):
     ...
-    mime.errors.ValidationError: margin = 0.5 is not allowed; expected a Quantity of dimension length (m), such as mm(0.1)
+    maddening.ValidationError: margin = 0.5 is not allowed; expected a Quantity of dimension length (m), such as mm(0.1)
     """
     if not isinstance(value, Quantity):
         raise ValidationError(

@@ -17,6 +17,9 @@ from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
 from specbook._figures import COLUMN_PX, PROSE_MIN_PX, FigureTooSmall, figure, smallest_font_pt
 from specbook._defects import KnownDefects, anomaly_label, known_defects
+from specbook._diff import diff_ledgers
+from specbook.keys import environment_record
+from specbook.ledger import read_ledger
 
 __all__ = [
     "COLUMN_PX",
@@ -35,6 +38,8 @@ __all__ = [
     "claims_table",
     "closed_form",
     "declared",
+    "diff_ledgers",
+    "environment_record",
     "failed_claim",
     "figure",
     "forget",
@@ -42,6 +47,7 @@ __all__ = [
     "independent",
     "known_defects",
     "mapping_table",
+    "read_ledger",
     "reset_claims",
     "resolve",
     "seed_figure",

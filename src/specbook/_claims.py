@@ -54,7 +54,7 @@ SOURCE_KINDS = ("declaration", "closed form", "independent implementation", "see
 class Source:
     """Where a claim's expected value comes from.
 
-    ``kind`` is one of :data:`SOURCE_KINDS`; ``ref`` names it: a dotted name for a
+    ``kind`` is one of ``SOURCE_KINDS``; ``ref`` names it: a dotted name for a
     declaration or a seed's figure (kept in a declaration with its source), the
     implementation used (``scipy.integrate.solve_ivp``), or a short statement of the
     closed form computed on the page. Build one with :func:`declared`,

@@ -1,87 +1,62 @@
-"""Execute the book's pages in parallel, into the jupyter-cache the strict build then reads.
+"""Execute the book's pages that need it, in parallel, into the jupyter-cache the strict build reads.
 
 Sphinx reads a Jupyter Book's pages one at a time (jupyter-book 1.x cannot read in
-parallel), and each page's kernel runs while Sphinx waits. On a machine with
-several cores that leaves all but one idle. ``make book`` therefore runs::
+parallel), and each page's kernel runs while Sphinx waits. ``make book`` therefore runs::
 
-    python -m specbook.execute            # every page of _toc.yml, one kernel per core
+    python -m specbook.execute            # the pages whose key changed, one kernel per core
     jupyter-book build -W -n --keep-going .
 
-The first command executes every page that has code, several kernels at once, the
-slowest pages first (their times are kept from the last run), and stores each
-executed notebook in ``_build/.jupyter_cache``, the cache the book's configuration
-(``execute_notebooks: cache``) points the build at. The build then reads every page's
-outputs from the cache and executes nothing.
+A page re-executes when, and only when, its *execution key* changes (:mod:`specbook.keys`):
+its code cells, the module files under ``src/`` it imported, the project files it read, and
+the environment record (Python, jax, jaxlib, numpy, the x64 flag, the platform). While a page
+runs, its kernel records what it used (``specbook._record``: ``sys.modules`` and an audit
+hook on ``open``); the record is stored with the executed notebook in the jupyter-cache
+record's ``data``. Every page is reported with its reason::
 
-A cache must never show what older code printed. jupyter-cache matches a notebook by
-its code cells only, so a change to ``src/`` alone would go unseen. This command
-stamps the cache with a key of everything the pages import from this project
-(:func:`source_key`), and ``specbook.sphinxext`` empties the cache at the start of a
-build whose sources no longer match the stamp (or that has no stamp): a plain
-``jupyter-book build`` executes every page itself, as with ``force``.
+    book/skcomplex/reflection.md: re-ran (src/skcomplex/engine/events.py changed)
+    book/maddening/ball.md: cached
 
-A page that fails is reported with the claim that broke (``FAILED CLAIM 'name'``),
-after every page has run, and the command exits with status 1.
+jupyter-cache keys a notebook by its code cells alone, so a Markdown-only edit matches the
+cached notebook and starts no kernel. ``specbook.sphinxext`` runs the same check at the
+start of every build and executes what is stale itself, so a plain ``jupyter-book build``
+never shows what older code printed either.
+
+Across machines (a CI matrix)::
+
+    python -m specbook.execute --shard 1/2 --cache shard-1     # on one runner
+    python -m specbook.execute --shard 2/2 --cache shard-2     # on another
+    python -m specbook.execute --merge shard-1 shard-2         # then, on one: merge and build
+
+The shards are balanced by the pages' recorded times (``_build/page-seconds.json``).
+
+A page that fails is reported with the claim that broke (``FAILED CLAIM 'name'``), after
+every page has run, and the command exits with status 1.
 """
 
 from __future__ import annotations
 
 import argparse
-import hashlib
 import json
 import multiprocessing
 import os
 import re
-import shutil
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor, as_completed
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from specbook._claims import _ANSI, failed_claim
+from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
-__all__ = ["STAMP", "source_key", "toc_pages", "stamp_matches", "execute_pages", "main"]
+__all__ = ["CACHE", "TIMES", "PagePlan", "execute_pages", "main", "merge_caches", "plan", "shard", "toc_pages"]
 
-STAMP = "specbook-source-key"
-"""The file in the cache folder that holds the key of the sources its notebooks ran."""
-TIMES = "page-seconds.json"
-"""Each page's execution time in the last run, kept beside the cache to order the next one."""
-_KEYED_SUFFIXES = {".py", ".md", ".txt", ".json", ".yml", ".yaml", ".toml"}
-
-
-def _keyed_files(root: Path) -> Iterable[Path]:
-    for folder in ("src",):
-        base = root / folder
-        if not base.is_dir():
-            continue
-        for path in sorted(base.rglob("*")):
-            rel = path.relative_to(root).parts
-            if (path.is_file() and path.suffix in _KEYED_SUFFIXES and "__pycache__" not in rel
-                    and not any(p.endswith(".egg-info") for p in rel)):
-                yield path
-    for name in ("_config.yml", "pyproject.toml"):
-        if (root / name).is_file():
-            yield root / name
-
-
-def source_key(root: str | os.PathLike[str]) -> str:
-    """A SHA-256 over every file of ``src/`` the pages can import or read, and the book's configuration.
-
-    The pages' own code cells are not in it: jupyter-cache keys each notebook by them.
-    """
-    root = Path(root).resolve()
-    digest = hashlib.sha256()
-    for path in _keyed_files(root):
-        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
-        digest.update(hashlib.sha256(path.read_bytes()).digest())
-    return digest.hexdigest()
-
-
-def stamp_matches(cache: str | os.PathLike[str], root: str | os.PathLike[str]) -> bool:
-    """Whether the cache folder was filled by this command from the sources ``root`` holds now."""
-    stamp = Path(cache) / STAMP
-    return stamp.is_file() and stamp.read_text().strip() == source_key(root)
+CACHE = Path("_build") / ".jupyter_cache"
+"""The notebook cache, relative to the book's root; ``execute: cache`` in ``_config.yml`` reads it."""
+TIMES = Path("_build") / "page-seconds.json"
+"""The file, relative to the book's root, of each page's last execution time in seconds (it orders and balances the runs)."""
+_RECORDER = Path(__file__).with_name("_record.py")
 
 
 def toc_pages(root: str | os.PathLike[str]) -> list[Path]:
@@ -138,19 +113,113 @@ def _read(path: Path, root: Path):
     return reader.read(text)
 
 
+@dataclass
+class PagePlan:
+    """One page's verdict: ``reason`` is ``None`` when its cached execution still holds."""
+
+    page: Path
+    rel: str
+    reason: str | None
+
+
+def _cache(root: Path, cache_dir: str | os.PathLike[str] | None):
+    from jupyter_cache import get_cache
+
+    return get_cache(str(root / CACHE if cache_dir is None else Path(cache_dir)))
+
+
+def plan(root: str | os.PathLike[str], pages: list[Path] | None = None, *, cache_dir=None,
+         force: bool = False, environment: dict[str, Any] | None = None) -> list[PagePlan]:
+    """Which pages must execute and why: each page's cached record checked against today's files.
+
+    A page is cached when jupyter-cache holds a notebook with its code cells and the use
+    record stored with it still matches (:func:`specbook.keys.why_stale`).
+    """
+    root = Path(root).resolve()
+    cache = _cache(root, cache_dir)
+    environment = environment_record() if environment is None else environment
+    records = cache.list_cache_records()
+    out = []
+    for page in toc_pages(root) if pages is None else pages:
+        rel = page.resolve().relative_to(root).as_posix()
+        if force:
+            out.append(PagePlan(page, rel, "forced"))
+            continue
+        try:
+            record = cache.match_cache_notebook(_read(page, root))
+        except KeyError:
+            known = any(r.uri == rel or r.uri == str(page) for r in records)
+            out.append(PagePlan(page, rel, "its code cells changed" if known else "not in the cache"))
+            continue
+        out.append(PagePlan(page, rel, why_stale((record.data or {}).get(DATA_KEY), root, environment)))
+    return out
+
+
+_START = """def _specbook_start():
+    import importlib.util, sys
+    spec = importlib.util.spec_from_file_location("_specbook_record", {recorder!r})
+    module = importlib.util.module_from_spec(spec)
+    sys.modules["_specbook_record"] = module
+    spec.loader.exec_module(module)
+    module.start({root!r})
+_specbook_start()
+del _specbook_start
+"""
+
+
 def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
-    """Run in a worker process: execute one page from its own folder, as the build does."""
+    """Run in a worker process: execute one page from its own folder, recording what it used."""
     import nbformat
-    from jupyter_cache.executors.utils import single_nb_execution
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     path, root = Path(path_text), Path(root_text)
     nb = _read(path, root)
-    result = single_nb_execution(nb, cwd=str(path.parent), timeout=timeout, allow_errors=False, meta_override=True)
-    return {
-        "notebook": nbformat.writes(nb),
-        "seconds": float(result.time),
-        "error": None if result.err is None else (result.exc_string or repr(result.err)),
-    }
+    executable = [i for i, c in enumerate(nb.cells)
+                  if c.cell_type == "code" and c.source.strip()]
+    last = executable[-1] if executable else None
+    used: dict[str, Any] = {}
+    client = NotebookClient(nb, timeout=timeout, allow_errors=False, record_timing=False, resources={"metadata": {"path": str(path.parent)}})
+
+    async def ask(code: str, expression: str | None = None) -> Any:
+        msg_id = client.kc.execute(code, silent=True, store_history=False,
+                                   user_expressions={"r": expression} if expression else None)
+        reply = await client.async_wait_for_reply(msg_id)
+        content = reply["content"] if reply else {}
+        if content.get("status") != "ok":
+            raise RuntimeError(f"specbook's recorder failed in the kernel: {content.get('evalue', content)}")
+        if expression:
+            value = content["user_expressions"]["r"]
+            if value.get("status") != "ok":
+                raise RuntimeError(f"specbook's recorder failed in the kernel: {value.get('evalue')}")
+            import ast
+
+            return json.loads(ast.literal_eval(value["data"]["text/plain"]))
+        return None
+
+    async def on_start(notebook) -> None:
+        await ask(_START.format(recorder=str(_RECORDER), root=str(root)))
+
+    async def on_executed(cell, cell_index, execute_reply) -> None:
+        if cell_index == last:
+            used.update(await ask("", "__import__('sys').modules['_specbook_record'].report()"))
+
+    client.on_notebook_start = on_start
+    client.on_cell_executed = on_executed
+    error = None
+    start = time.perf_counter()
+    try:
+        client.execute()
+    except (CellExecutionError, CellTimeoutError) as err:
+        import traceback
+
+        error = "".join(traceback.format_exception(err))
+    except Exception as err:  # noqa: BLE001 - a kernel that died is a failed page
+        error = f"{type(err).__name__}: {err}"
+    seconds = time.perf_counter() - start
+    if error is None and last is not None and not used:
+        error = "specbook's recorder did not report what the page used"
+    return {"notebook": nbformat.writes(nb), "seconds": seconds, "error": error, "used": used}
 
 
 def _order(pages: list[Path], times: dict[str, float]) -> list[Path]:
@@ -158,69 +227,212 @@ def _order(pages: list[Path], times: dict[str, float]) -> list[Path]:
     return sorted(pages, key=lambda p: -times.get(p.as_posix(), 0.0))
 
 
-def execute_pages(root: str | os.PathLike[str], *, workers: int | None = None, timeout: int = 600,
-                  out=sys.stdout) -> int:
-    """Empty the cache, execute every page with code (``workers`` at once), cache each, stamp the cache.
+def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str]:
+    """The ``k``-th of ``n`` shards (1-based) of the pages ``names``, balanced by their recorded times.
 
-    Returns the number of pages that failed; each is reported with the claim that broke.
+    Longest first, each page to the shard with the least time so far (ties: the lower
+    shard); a page never timed counts as the mean of those that were (or 1 s). The same
+    pages and times give every runner the same partition.
+
+    >>> times = {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}
+    >>> shard(["a", "b", "c", "d"], times, 1, 2), shard(["a", "b", "c", "d"], times, 2, 2)
+    (['a', 'd'], ['b', 'c'])
     """
+    if not (isinstance(n, int) and isinstance(k, int) and n >= 1 and 1 <= k <= n):
+        raise ValueError(f"shard {k}/{n} is not allowed; expected K/N with 1 <= K <= N")
+    known = [times[p] for p in names if p in times]
+    default = sum(known) / len(known) if known else 1.0
+    loads = [0.0] * n
+    owner: dict[str, int] = {}
+    for name in sorted(names, key=lambda p: (-times.get(p, default), names.index(p))):
+        target = min(range(n), key=lambda i: (loads[i], i))
+        owner[name] = target
+        loads[target] += times.get(name, default)
+    return [p for p in names if owner[p] == k - 1]
+
+
+def _load_times(path: Path) -> dict[str, float]:
+    try:
+        return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
+    except (FileNotFoundError, ValueError, AttributeError):
+        return {}
+
+
+def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], environment: dict[str, Any]) -> None:
+    """Cache one executed page with its use record; drop the page's older executions."""
     import nbformat
+    from jupyter_cache.base import CacheBundleIn
+
+    nb = nbformat.reads(result["notebook"], as_version=4)
+    used = result["used"]
+    files = file_hashes(root, [*used.get("modules", []), *used.get("reads", []), *used.get("missing", [])])
+    hashkey = cache.create_hashed_notebook(nb)[1]
+    data = {DATA_KEY: {
+        "page": rel, "files": files, "environment": environment, "seconds": result["seconds"],
+        "key": page_key(hashkey, files, environment), "claims": used.get("claims", []),
+    }}
+    record = cache.cache_notebook_bundle(CacheBundleIn(nb, rel, data=data), check_validity=False, overwrite=True)
+    for other in cache.list_cache_records():
+        if other.pk != record.pk and other.uri in (rel, str(page)):
+            cache.remove_cache(other.pk)
+
+
+def _claims_text(claims: list[dict[str, Any]]) -> str:
+    held = sum(bool(c.get("holds")) for c in claims)
+    noun = "claim" if len(claims) == 1 else "claims"
+    if held == len(claims):
+        return f"{len(claims)} {noun}, all hold" if claims else "no claims"
+    return f"{held} of {len(claims)} {noun} hold"
+
+
+def _cached_claims(cache, page: Path, root: Path) -> str:
+    try:
+        use = (cache.match_cache_notebook(_read(page, root)).data or {}).get(DATA_KEY) or {}
+    except KeyError:  # pragma: no cover - a cached page has a record
+        return ""
+    return f" ({_claims_text(use.get('claims', []))})"
+
+
+def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None, *, workers: int | None = None,
+                  timeout: int = 600, cache_dir=None, force: bool = False, shard_of: tuple[int, int] | None = None,
+                  out=sys.stdout, prefix: str = "") -> int:
+    """Execute the pages whose key changed (``workers`` at once) into the cache; report every page.
+
+    ``pages`` defaults to every page of the table of contents; ``shard_of = (k, n)`` keeps
+    the ``k``-th of ``n`` balanced shards of them. Returns the number of pages that failed;
+    each is reported with the claim that broke.
+    """
+    root = Path(root).resolve()
+    times_path = root / TIMES
+    times = _load_times(times_path)
+    pages = toc_pages(root) if pages is None else [Path(p).resolve() for p in pages]
+    if shard_of is not None:
+        keep = set(shard([p.relative_to(root).as_posix() for p in pages], times, *shard_of))
+        pages = [p for p in pages if p.relative_to(root).as_posix() in keep]
+    environment = environment_record()
+    cache = _cache(root, cache_dir)
+    verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment)
+    for v in verdicts:
+        if v.reason is None:
+            print(f"{prefix}{v.rel}: cached{_cached_claims(cache, v.page, root)}", file=out, flush=True)
+    stale = {v.page: v for v in verdicts if v.reason is not None}
+    todo = sorted(stale, key=lambda p: -times.get(stale[p].rel, 0.0))
+    label = f" (shard {shard_of[0]}/{shard_of[1]})" if shard_of else ""
+    if not todo:
+        print(f"{prefix}specbook.execute{label}: {len(verdicts)} pages, all cached", file=out, flush=True)
+        return 0
+    workers = max(1, min(workers or os.cpu_count() or 1, len(todo)))
+    print(f"{prefix}specbook.execute{label}: {len(todo)} of {len(verdicts)} pages to run, {workers} at a time",
+          file=out, flush=True)
+    failures: list[tuple[str, str]] = []
+    start = time.perf_counter()
+
+    def finished(page: Path, result: dict[str, Any]) -> None:
+        verdict = stale[page]
+        times[verdict.rel] = round(result["seconds"], 2)
+        if result["error"] is None:
+            _store(cache, root, page, verdict.rel, result, environment)
+            print(f"{prefix}{verdict.rel}: re-ran ({verdict.reason}) in {result['seconds']:.1f} s, "
+                  f"{_claims_text(result['used'].get('claims', []))}", file=out, flush=True)
+        else:
+            failures.append((verdict.rel, result["error"]))
+            found = failed_claim(result["error"])
+            named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
+            print(f"{prefix}{verdict.rel}: {named} after {result['seconds']:.1f} s (ran because {verdict.reason})",
+                  file=out, flush=True)
+
+    if workers == 1:  # one page at a time: in this process, no worker to start
+        for page in todo:
+            finished(page, _execute(str(page), str(root), timeout))
+    else:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
+            running = {pool.submit(_execute, str(p), str(root), timeout): p for p in todo}
+            for done in as_completed(running):
+                try:
+                    result = done.result()
+                except Exception as error:  # noqa: BLE001 - a worker that died is a failed page
+                    result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}",
+                              "used": {}}
+                finished(running[done], result)
+    times_path.parent.mkdir(parents=True, exist_ok=True)
+    times_path.write_text(json.dumps(dict(sorted(times.items())), indent=1))
+    print(f"{prefix}specbook.execute{label}: {len(todo) - len(failures)} of {len(todo)} pages re-ran in "
+          f"{time.perf_counter() - start:.1f} s, {len(verdicts) - len(todo)} cached", file=out, flush=True)
+    for rel, error in failures:
+        print(f"\n---- {rel} ----\n{_ANSI.sub('', error)}", file=out, flush=True)
+    return len(failures)
+
+
+def merge_caches(root: str | os.PathLike[str], sources: list[str | os.PathLike[str]], *, cache_dir=None,
+                 out=sys.stdout) -> int:
+    """Copy every executed page of the ``sources`` caches (one per shard) into the book's cache.
+
+    Each notebook keeps its use record, so the build checks it as if it had run here.
+    The shards' times are merged into the book's times. Returns the number of pages copied.
+    """
     from jupyter_cache import get_cache
     from jupyter_cache.base import CacheBundleIn
 
     root = Path(root).resolve()
-    build = root / "_build"
-    cache_dir = build / ".jupyter_cache"
-    times_path = build / TIMES
-    key = source_key(root)
-    shutil.rmtree(cache_dir, ignore_errors=True)
-    cache = get_cache(str(cache_dir))
-    times = json.loads(times_path.read_text()) if times_path.is_file() else {}
-    pages = _order(toc_pages(root), times)
-    workers = max(1, min(workers or os.cpu_count() or 1, len(pages) or 1))
-    print(f"specbook.execute: {len(pages)} pages, {workers} at a time", file=out, flush=True)
-    failures: list[tuple[Path, str]] = []
-    new_times: dict[str, float] = {}
-    start = time.perf_counter()
-    with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("spawn")) as pool:
-        running = {pool.submit(_execute, str(p), str(root), timeout): p for p in pages}
-        for done in as_completed(running):
-            page = running[done]
-            rel = page.relative_to(root).as_posix()
-            try:
-                result = done.result()
-            except Exception as error:  # noqa: BLE001 - a worker that died is a failed page
-                result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}"}
-            new_times[rel] = result["seconds"]
-            if result["error"] is None:
-                nb = nbformat.reads(result["notebook"], as_version=4)
-                cache.cache_notebook_bundle(CacheBundleIn(nb, str(page), data={"execution_seconds": result["seconds"]}),
-                                            check_validity=False, overwrite=True)
-                print(f"{page}: Executed notebook in {result['seconds']:.2f} seconds", file=out, flush=True)
-            else:
-                failures.append((page, result["error"]))
-                found = failed_claim(result["error"])
-                named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
-                print(f"{page}: {named} after {result['seconds']:.2f} seconds", file=out, flush=True)
-    times_path.write_text(json.dumps(dict(sorted(new_times.items())), indent=1))
-    print(f"specbook.execute: {len(pages) - len(failures)} of {len(pages)} pages executed in "
-          f"{time.perf_counter() - start:.1f} s", file=out, flush=True)
-    for page, error in failures:
-        print(f"\n---- {page.relative_to(root).as_posix()} ----\n{_ANSI.sub('', error)}", file=out, flush=True)
-    if not failures:
-        (cache_dir / STAMP).write_text(key + "\n")
-    return len(failures)
+    target = _cache(root, cache_dir)
+    times = _load_times(root / TIMES)
+    copied = 0
+    for source in sources:
+        folder = Path(source)
+        if not (folder / "global.db").is_file():
+            raise FileNotFoundError(f"{folder} is not a notebook cache (no global.db); pass the --cache folder of a shard")
+        shard_cache = get_cache(str(folder))
+        for record in shard_cache.list_cache_records():
+            bundle = shard_cache.get_cache_bundle(record.pk)
+            stored = target.cache_notebook_bundle(CacheBundleIn(bundle.nb, record.uri, data=record.data or {}),
+                                                  check_validity=False, overwrite=True)
+            for other in target.list_cache_records():
+                if other.pk != stored.pk and other.uri == record.uri:
+                    target.remove_cache(other.pk)
+            use = (record.data or {}).get(DATA_KEY) or {}
+            if "seconds" in use:
+                times[record.uri] = round(float(use["seconds"]), 2)
+            copied += 1
+            print(f"{record.uri}: merged from {folder}", file=out, flush=True)
+    (root / TIMES).parent.mkdir(parents=True, exist_ok=True)
+    (root / TIMES).write_text(json.dumps(dict(sorted(times.items())), indent=1))
+    return copied
+
+
+def _shard_arg(text: str) -> tuple[int, int]:
+    match = re.fullmatch(r"\s*(\d+)\s*/\s*(\d+)\s*", text)
+    if not match or not (1 <= int(match.group(1)) <= int(match.group(2))):
+        raise argparse.ArgumentTypeError(f"--shard {text!r} is not allowed; expected K/N with 1 <= K <= N, e.g. 1/2")
+    return int(match.group(1)), int(match.group(2))
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specbook.execute", description=__doc__.split("\n\n")[0])
+    parser.add_argument("pages", nargs="*", help="pages to consider (default: every page of _toc.yml with code)")
     parser.add_argument("--root", default=".", help="the book's root folder (holds _toc.yml and _config.yml)")
     parser.add_argument("--workers", type=int, default=None, help="kernels at once (default: one per core)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds a cell may run")
+    parser.add_argument("--force", action="store_true", help="execute the pages even where their key matches")
+    parser.add_argument("--shard", type=_shard_arg, default=None, metavar="K/N",
+                        help="execute only the K-th of N shards, balanced by the pages' recorded times")
+    parser.add_argument("--cache", default=None, help=f"the notebook cache folder (default: ROOT/{CACHE.as_posix()})")
+    parser.add_argument("--merge", nargs="+", default=None, metavar="CACHE",
+                        help="merge these shards' cache folders into the cache instead of executing")
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers = {args.workers} is not allowed; expected a whole number of at least 1")
-    return 1 if execute_pages(args.root, workers=args.workers, timeout=args.timeout) else 0
+    root = Path(args.root).resolve()
+    if args.merge:
+        merge_caches(root, args.merge, cache_dir=args.cache)
+        return 0
+    pages = [Path(p) for p in args.pages] or None
+    if pages:
+        missing = [str(p) for p in pages if not p.is_file()]
+        if missing:
+            parser.error(f"no such page: {', '.join(missing)}")
+    failed = execute_pages(root, pages, workers=args.workers, timeout=args.timeout, cache_dir=args.cache,
+                           force=args.force, shard_of=args.shard)
+    return 1 if failed else 0
 
 
 if __name__ == "__main__":

@@ -1,4 +1,15 @@
-"""A Sphinx extension for the book: the landing page's summary of claims across pages.
+"""A Sphinx extension for the book: pages executed by key, the claim ledger, the summaries of claims.
+
+Before any page is read, every page whose execution key changed is executed
+(``specbook.execute``; see ``specbook.keys``) and a page that could not be re-run
+loses its cached notebook, so no stale output is ever shown. Each claim is anchored
+at the cell that makes it (``#claim-<key>``); the build writes every claim of the book
+to ``claims.json`` in the site (``specbook.ledger``), and ``{specbook-claims}`` lists
+them, grouped by page, linked to where they are made and to their source's API entry.
+With ``specbook_require_source`` on (``sphinx: config:`` in ``_config.yml``), a claim
+that does not state the source of its expected value fails the build.
+
+The landing page's summary of claims across pages:
 
 The directive ``{specbook-summary}`` is replaced, once every page has been
 executed and read, by a table with one row per page of the table of contents:
@@ -111,10 +122,12 @@ class ClaimsData:
 
 def _purge(app, env, docname: str) -> None:
     _env_claims(env).pop(docname, None)
+    _ledger(env).pop(docname, None)
 
 
 def _merge(app, env, docnames, other) -> None:
     _env_claims(env).update({d: v for d, v in _env_claims(other).items() if d in docnames})
+    _ledger(env).update({d: v for d, v in _ledger(other).items() if d in docnames})
 
 
 def _reader_view(app, pagename, templatename, context, doctree) -> None:
@@ -137,29 +150,286 @@ def _reader_view(app, pagename, templatename, context, doctree) -> None:
     context.setdefault("default_mode", "auto")
 
 
-def _drop_stale_cache(app, env, docnames) -> None:
-    """Empty the notebook cache unless ``python -m specbook.execute`` filled it from today's sources.
-
-    jupyter-cache matches a page by its code cells alone; a page whose cells did not
-    change but whose imported code did would otherwise show the old outputs, and its
-    claims would not run. See ``specbook.execute``.
-    """
+def _cache_config(env):
     config = getattr(env, "mystnb_config", None)
     if config is None or config.execution_mode != "cache" or not config.execution_cache_path:
+        return None
+    return config
+
+
+class _LogLines:
+    """A text stream whose lines go to Sphinx's log (the executor's per-page reasons)."""
+
+    def __init__(self, logger) -> None:
+        self.logger, self.buffer = logger, ""
+
+    def write(self, text: str) -> None:
+        self.buffer += text
+        while "\n" in self.buffer:
+            line, self.buffer = self.buffer.split("\n", 1)
+            if line.strip():
+                self.logger.info(line)
+
+    def flush(self) -> None:
+        pass
+
+
+def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
+    """Execute every page whose execution key changed, before any page is read.
+
+    jupyter-cache matches a page by its code cells alone; a page whose cells did not
+    change but whose modules, data or environment did would otherwise show the old
+    outputs, and its claims would not run. ``specbook.execute`` checks each page's key
+    and runs the stale ones (several at once); a page still stale afterwards (it failed)
+    loses its cached notebook, so myst-nb executes it and the build fails on it. Each
+    page's use record (its claims included) is kept for the ledger. Returns the pages
+    re-executed, for Sphinx to read again in an incremental build (``make book`` always
+    reads every page afresh).
+    """
+    config = _cache_config(env)
+    app.specbook_use = {}
+    if config is None:
+        return []
+    from pathlib import Path
+
+    from jupyter_cache import get_cache
+    from sphinx.util import logging
+
+    from specbook import execute
+    from specbook.keys import DATA_KEY
+
+    logger = logging.getLogger(__name__)
+    root = Path(app.srcdir)
+    if not (root / "_toc.yml").is_file():
+        return []
+    cache_dir = Path(config.execution_cache_path)
+    before = {r.uri: r.hashkey for r in get_cache(str(cache_dir)).list_cache_records()}
+    failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ")
+    cache = get_cache(str(cache_dir))
+    for verdict in execute.plan(root, cache_dir=cache_dir):
+        nb = execute._read(verdict.page, root)
+        try:
+            record = cache.match_cache_notebook(nb)
+        except KeyError:
+            continue
+        if verdict.reason is not None:  # failed to re-run: never show its old outputs
+            cache.remove_cache(record.pk)
+            continue
+        docname = Path(verdict.rel).with_suffix("").as_posix()
+        app.specbook_use[docname] = (record.data or {}).get(DATA_KEY) or {}
+    if failed:
+        logger.warning(f"specbook: {failed} page(s) failed to execute; see above", type="specbook")
+    after = {r.uri: r.hashkey for r in cache.list_cache_records()}
+    return sorted(Path(uri).with_suffix("").as_posix() for uri in set(before) | set(after)
+                  if before.get(uri) != after.get(uri) and Path(uri).with_suffix("").as_posix() in env.found_docs)
+
+
+def _ledger(env) -> dict[str, dict[str, Any]]:
+    if not hasattr(env, "specbook_ledger"):
+        env.specbook_ledger = {}
+    return env.specbook_ledger
+
+
+def _anchor_claims(app, doctree) -> None:
+    """Anchor each claim of the page at the cell that makes it (``#claim-<key>``), for the ledger."""
+    env = app.env
+    use = getattr(app, "specbook_use", {}).get(env.docname)
+    if not use:
+        return
+    cells = [(n.get("exec_count"), n) for n in doctree.findall(nodes.container)
+             if n.get("nb_element") == "cell_code" and isinstance(n.get("exec_count"), int)]
+    claims = []
+    for claim in use.get("claims", []):
+        anchor = f"claim-{claim['key']}"
+        cell = claim.get("cell")
+        exact = [n for count, n in cells if count == cell]
+        before = [n for count, n in cells if cell is not None and count < cell]
+        target = (exact or before[-1:] or [n for _, n in cells[:1]] or [None])[0]
+        if target is None:
+            section = next(iter(doctree.findall(nodes.section)), None)
+            anchor = section["ids"][0] if section is not None and section["ids"] else ""
+        elif anchor not in target["ids"]:
+            target["ids"].append(anchor)
+        claims.append({**claim, "anchor": anchor})
+    _ledger(env)[env.docname] = {"page": use.get("page", env.docname), "key": use.get("key"),
+                                 "seconds": use.get("seconds"), "claims": claims}
+
+
+def _api_entry(app, fromdoc: str, dotted: str | None) -> tuple[str, str] | None:
+    """The nearest documented object to ``dotted`` (itself, else its longest documented prefix): (name, URI)."""
+    if not dotted:
+        return None
+    objects = app.env.get_domain("py").objects
+    parts = dotted.split(".")
+    for end in range(len(parts), 0, -1):
+        name = ".".join(parts[:end])
+        entry = objects.get(name)
+        if entry is not None and end > 1:
+            return name, app.builder.get_relative_uri(fromdoc, entry.docname) + "#" + entry.node_id
+    return None
+
+
+def _reading_order(app, first: str) -> list[str]:
+    env = app.env
+    order = [first] + [d for d in env.found_docs if d != first]
+    try:
+        toc = env.toctree_includes
+        seen, queue = [], [env.config.root_doc]
+        while queue:
+            doc = queue.pop(0)
+            if doc in seen:
+                continue
+            seen.append(doc)
+            queue[0:0] = toc.get(doc, [])
+        order = [d for d in seen if d in env.found_docs]
+    except AttributeError:  # pragma: no cover - older Sphinx
+        pass
+    return order
+
+
+class claims_placeholder(nodes.General, nodes.Element):
+    """Stands where the book's list of claims goes until every page has been read."""
+
+
+class ClaimsDirective(Directive):
+    has_content = False
+
+    def run(self) -> list[nodes.Node]:
+        return [claims_placeholder("")]
+
+
+_KIND_LABEL = {"declaration": "declared", "closed form": "closed form",
+               "independent implementation": "independent", "seed figure": "seed figure"}
+
+
+def _value(claim: dict[str, Any]) -> tuple[str, str]:
+    if claim.get("description"):
+        return claim["description"], "holds" if claim.get("holds") else "fails"
+    unit = f" {claim['unit']}" if claim.get("unit") else ""
+    return f"{claim['expected']:.6g}{unit}", f"{claim['measured']:.6g}{unit}"
+
+
+def _render_claims(app, doctree: nodes.document, docname: str) -> None:
+    placeholders = list(doctree.findall(claims_placeholder))
+    if not placeholders:
+        return
+    env = app.env
+    content: list[nodes.Node] = []
+    ledger = _ledger(env)
+    for doc in _reading_order(app, docname):
+        page = ledger.get(doc)
+        if not page or not page["claims"]:
+            continue
+        title = env.titles[doc].astext() if doc in env.titles else doc
+        uri = app.builder.get_relative_uri(docname, doc)
+        holding = sum(bool(c.get("holds")) for c in page["claims"])
+        head = nodes.paragraph(classes=["specbook-claims-page"])
+        head += nodes.strong("", "", nodes.reference("", title, internal=True, refuri=uri))
+        head += nodes.Text(f" ({page['page']}): {len(page['claims'])} claims, {holding} holding")
+        content.append(head)
+        table = nodes.table(classes=["specbook-claims"])
+        group = nodes.tgroup(cols=6)
+        table += group
+        for width in (3, 2, 2, 2, 1, 4):
+            group += nodes.colspec(colwidth=width)
+        thead, tbody = nodes.thead(), nodes.tbody()
+        group += thead
+        group += tbody
+
+        def row(cells: list[Any], parent: nodes.Element) -> None:
+            r = nodes.row()
+            for cell in cells:
+                entry = nodes.entry()
+                para = nodes.paragraph()
+                for part in cell if isinstance(cell, list) else [cell]:
+                    para += part if isinstance(part, nodes.Node) else nodes.Text(str(part))
+                entry += para
+                r += entry
+            parent += r
+
+        row(["Claim", "Expected", "Measured", "Tolerance", "Holds", "Source of the expected value"], thead)
+        for claim in page["claims"]:
+            where = nodes.reference("", "", nodes.literal("", claim["key"]), internal=True,
+                                    refuri=f"{uri}#{claim['anchor']}" if claim.get("anchor") else uri)
+            expected, measured = _value(claim)
+            source = claim.get("source")
+            if source:
+                label = _KIND_LABEL.get(source["kind"], source["kind"])
+                api = _api_entry(app, docname, source["ref"]) if source["kind"] in (
+                    "declaration", "seed figure", "independent implementation") else None
+                ref_node: nodes.Node = nodes.literal("", source["ref"]) if source["kind"] != "closed form" \
+                    else nodes.Text(source["ref"])
+                if api is not None:
+                    ref_node = nodes.reference("", "", ref_node, internal=True, refuri=api[1],
+                                               reftitle=f"API entry: {api[0]}")
+                source_cell = [nodes.Text(f"{label}: "), ref_node]
+            else:
+                source_cell = ["not stated"]
+            row([[where], expected, measured, claim.get("tolerance", ""), "✓" if claim.get("holds") else "✗",
+                 source_cell], tbody)
+        content.append(table)
+    if not content:
+        content = [nodes.paragraph("", "No page has recorded claims in this build.")]
+    for placeholder in placeholders:
+        placeholder.replace_self([node.deepcopy() for node in content])
+
+
+def _check_sources(app, env) -> None:
+    from sphinx.errors import ExtensionError
+    from sphinx.util import logging
+
+    from specbook.ledger import missing_sources
+
+    entries = [{"page": page["page"], **claim} for page in _ledger(env).values() for claim in page["claims"]]
+    missing = missing_sources(entries)
+    if not missing:
+        return
+    if app.config.specbook_require_source:
+        raise ExtensionError(
+            f"{len(missing)} claim(s) do not state where their expected value comes from "
+            "(specbook_require_source is on; pass source= to specbook.claim/check):\n  " + "\n  ".join(missing))
+    logging.getLogger(__name__).info(
+        f"specbook: {len(missing)} of {len(entries)} claims state no source of their expected value")
+
+
+def _write_ledger(app, exception) -> None:
+    """Write ``claims.json`` into the built site: every claim of every page (``specbook.ledger``)."""
+    if exception is not None or app.builder.format != "html":
         return
     from pathlib import Path
 
-    from specbook.execute import stamp_matches
+    from sphinx.util import logging
 
-    cache = Path(config.execution_cache_path)
-    if cache.exists() and not stamp_matches(cache, app.srcdir):
-        import shutil
+    from specbook.ledger import LEDGER_NAME, claim_entry, write_ledger
 
-        from sphinx.util import logging
+    env = app.env
+    ledger = _ledger(env)
+    entries, pages = [], []
+    for doc in _reading_order(app, env.config.root_doc):
+        page = ledger.get(doc)
+        if not page:
+            continue
+        url = app.builder.get_target_uri(doc)
+        pages.append({"page": page["page"], "url": url, "key": page["key"], "seconds": page.get("seconds"),
+                      "claims": len(page["claims"])})
+        for claim in page["claims"]:
+            source = claim.get("source") or {}
+            api = _api_entry(app, doc, source.get("ref")) if source.get("kind") in (
+                "declaration", "seed figure", "independent implementation") else None
+            api_uri = None if api is None else _site_uri(app, doc, api[1])  # from the site's root
+            entries.append(claim_entry(page["page"], f"{url}#{claim['anchor']}" if claim.get("anchor") else url,
+                                       page["key"], claim, api_uri))
+    path = write_ledger(Path(app.outdir) / LEDGER_NAME, entries, pages)
+    logging.getLogger(__name__).info(f"specbook: wrote {len(entries)} claims of {len(pages)} pages to {path}")
 
-        logging.getLogger(__name__).info(
-            "specbook: the notebook cache was not made from these sources; every page is executed")
-        shutil.rmtree(cache)
+
+def _site_uri(app, fromdoc: str, relative: str) -> str:
+    """A URI relative to ``fromdoc``'s page, made relative to the site's root."""
+    import posixpath
+
+    base = posixpath.dirname(app.builder.get_target_uri(fromdoc))
+    return posixpath.normpath(posixpath.join(base, relative.split("#")[0])) + (
+        "#" + relative.split("#", 1)[1] if "#" in relative else "")
 
 
 def _write_cached_outputs(app, doctree) -> None:
@@ -195,7 +465,14 @@ def _write_cached_outputs(app, doctree) -> None:
 
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", _write_cached_outputs)
-    app.connect("env-before-read-docs", _drop_stale_cache, priority=100)
+    app.connect("env-get-outdated", _bring_cache_up_to_date, priority=100)
+    app.connect("doctree-read", _anchor_claims)
+    app.add_node(claims_placeholder)
+    app.add_directive("specbook-claims", ClaimsDirective)
+    app.connect("doctree-resolved", _render_claims)
+    app.connect("env-check-consistency", _check_sources)
+    app.connect("build-finished", _write_ledger)
+    app.add_config_value("specbook_require_source", False, "env")
     app.connect("html-page-context", _reader_view, priority=900)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

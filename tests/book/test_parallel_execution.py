@@ -1,18 +1,26 @@
-"""``make book``'s parallel pre-execution (``python -m specbook.execute``) and its cache guard.
+"""Pages re-execute exactly when their execution key changes (``specbook.execute``, ``specbook.keys``).
 
-The pages are executed several at once into ``_build/.jupyter_cache``; the strict build
-then reads them from there. Three promises are checked on a small temporary book:
+A page's key is its code cells, the module files under ``src/`` it imported, the project
+files it read, and the environment record. The promises, on a small temporary book whose
+first page imports ``tiny.shared`` and reads ``data/table.txt`` and whose second page
+imports ``tiny.shared`` and ``tiny.second``:
 
-- every page the build reads comes from the cache (none is executed twice);
-- a false claim fails the pre-execution, naming the claim, and leaves no stamp;
-- a cache made from other sources (a file of ``src/`` changed, cells unchanged) is never
-  read: the build empties it and executes the page, so a claim cannot go unchecked.
+- editing a module only one page imports re-runs that page alone, and its new output is
+  in the HTML;
+- editing a data file a page reads re-runs that page;
+- editing a page's Markdown starts no kernel;
+- changing the environment record re-runs every page;
+- a false claim is named, and its page's old outputs are never shown;
+- two shards executed in two processes, merged, build the book with no execution and no
+  warning.
 """
 
 from __future__ import annotations
 
 import json
+import os
 import re
+import shutil
 import subprocess
 import sys
 import textwrap
@@ -21,49 +29,79 @@ from pathlib import Path
 import pytest
 from _pages import FRONT
 
-from specbook import execute
+from specbook import buildkey, execute, keys
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 
 
-def _page(title: str, expected: str) -> str:
-    return FRONT + textwrap.dedent(
-        f"""
-        # {title}
-
-        ```{{code-cell}} ipython3
-        import specbook
-        specbook.claim("{title.lower()}_value", 1.0, {expected}, atol=0.01)
-        ```
-        """
+def _page(title: str, imports: str, body: str) -> str:
+    return FRONT + (
+        f"\n# {title}\n\nSome prose about {title.lower()}.\n\n"
+        f"```{{code-cell}} ipython3\nimport sys\nsys.path.insert(0, \"src\")\nimport specbook\n{imports}\n```\n\n"
+        f"```{{code-cell}} ipython3\n{body}\n```\n"
     )
 
 
-def _book(folder: Path, expected_second: str = "1.0") -> Path:
+def _book(folder: Path) -> Path:
     (folder / "src" / "tiny").mkdir(parents=True)
-    (folder / "src" / "tiny" / "__init__.py").write_text("VALUE = 1.0\n")
+    (folder / "data").mkdir()
+    (folder / "src" / "tiny" / "__init__.py").write_text("")
+    (folder / "src" / "tiny" / "shared.py").write_text("ONE = 1.0\n")
+    (folder / "src" / "tiny" / "second.py").write_text("MARK = 'second-mark-1'\n")
+    (folder / "src" / "tiny" / "unused.py").write_text("X = 0\n")
+    (folder / "data" / "table.txt").write_text("first-data-1\n")
     (folder / "_config.yml").write_text((ROOT / "_config.yml").read_text())
     (folder / "bibliography.bib").write_text((ROOT / "bibliography.bib").read_text())
-    (folder / "_toc.yml").write_text("format: jb-book\nroot: first\nchapters:\n  - file: second\n  - file: prose\n")
-    (folder / "first.md").write_text(_page("First", "1.0"))
-    (folder / "second.md").write_text(_page("Second", expected_second))
+    (folder / "_toc.yml").write_text("format: jb-book\nroot: first\nchapters:\n  - file: second\n"
+                                     "  - file: prose\n  - file: claims\n")
+    (folder / "first.md").write_text(_page(
+        "First", "from tiny import shared",
+        'print(open("data/table.txt").read().strip())\n'
+        'specbook.claim("first_one", shared.ONE, 1.0, atol=0.01, source=specbook.declared("tiny.shared.ONE"))'))
+    (folder / "second.md").write_text(_page(
+        "Second", "from tiny import shared, second",
+        'print(second.MARK)\nspecbook.check("second_mark", second.MARK.startswith("second"), "the mark names its page")'))
     (folder / "prose.md").write_text("# Prose\n\nNo code here.\n")
+    (folder / "claims.md").write_text("# Claims\n\n```{specbook-claims}\n```\n")
     return folder
 
 
-def _run(command: list[str], cwd: Path) -> tuple[int, str]:
-    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=600)
-    return done.returncode, re.sub(r"\x1b\[[0-9;]*m", "", done.stdout + done.stderr)
+def _clean(text: str) -> str:
+    return re.sub(r"\x1b\[[0-9;]*m", "", text)
 
 
-def _execute(folder: Path) -> tuple[int, str]:
-    return _run([sys.executable, "-m", "specbook.execute", "--root", str(folder), "--workers", "2"], folder)
+def _run(command: list[str], cwd: Path, env: dict[str, str] | None = None) -> tuple[int, str]:
+    done = subprocess.run(command, cwd=cwd, capture_output=True, text=True, timeout=900,
+                          env={**os.environ, **(env or {})})
+    return done.returncode, _clean(done.stdout + done.stderr)
+
+
+def _execute(folder: Path, *extra: str, env: dict[str, str] | None = None) -> tuple[int, str]:
+    return _run([sys.executable, "-m", "specbook.execute", "--root", str(folder), "--workers", "2", *extra],
+                folder, env)
 
 
 def _build(folder: Path) -> tuple[int, str]:
+    shutil.rmtree(folder / "_build" / ".doctrees", ignore_errors=True)
     return _run([str(BIN / "jupyter-book"), "build", "-W", "-n", "--keep-going", str(folder)], folder)
 
+
+def _reasons(output: str) -> dict[str, str]:
+    """Each page's verdict, as the command printed it: ``{'first.md': 'cached', ...}``."""
+    found = {}
+    for line in output.splitlines():
+        match = re.match(r"(?:specbook: )?(\S+\.md): (cached|re-ran \(.*?\)(?= in )|FAILED CLAIM '\w+')", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found
+
+
+def _executions(build_output: str) -> int:
+    return build_output.count("Executing notebook") + len(re.findall(r"\.md: re-ran", build_output))
+
+
+# ---- fast: the pieces ----------------------------------------------------------------------
 
 def test_toc_pages_are_the_notebooks_with_code_in_reading_order(tmp_path):
     book = _book(tmp_path)
@@ -75,59 +113,245 @@ def test_the_books_own_pages_with_code_are_all_found():
     assert {"book/maddening/ball.md", "book/mime/contact.md", "book/notes/contact-mode-stability.md"} <= pages
 
 
-def test_the_source_key_follows_src_and_ignores_bytecode(tmp_path):
-    book = _book(tmp_path)
-    key = execute.source_key(book)
-    assert execute.source_key(book) == key
-    (book / "src" / "tiny" / "__pycache__").mkdir()
-    (book / "src" / "tiny" / "__pycache__" / "x.cpython-311.pyc").write_bytes(b"\0")
-    assert execute.source_key(book) == key
-    (book / "src" / "tiny" / "__init__.py").write_text("VALUE = 2.0\n")
-    assert execute.source_key(book) != key
-
-
 def test_slowest_pages_of_the_last_run_go_first():
     pages = [Path("a.md"), Path("b.md"), Path("c.md")]
     assert execute._order(pages, {"b.md": 9.0, "c.md": 1.0}) == [Path("b.md"), Path("c.md"), Path("a.md")]
     assert execute._order(pages, {}) == pages
 
 
-def test_workers_must_be_at_least_one():
-    with pytest.raises(SystemExit):
-        execute.main(["--workers", "0"])
+def test_shards_cover_every_page_once_and_balance_the_recorded_times():
+    names = [f"p{i}.md" for i in range(7)]
+    times = {"p0.md": 30.0, "p1.md": 20.0, "p2.md": 12.0, "p3.md": 9.0, "p4.md": 8.0, "p5.md": 2.0}
+    shards = [execute.shard(names, times, k, 3) for k in (1, 2, 3)]
+    assert sorted(sum(shards, [])) == sorted(names)  # p6 was never timed: it counts as the mean
+    loads = [sum(times.get(p, sum(times.values()) / len(times)) for p in s) for s in shards]
+    assert max(loads) - min(loads) <= max(times.values())
+    assert loads[0] == 30.0  # the slowest page alone in the first shard
+    assert shards == [execute.shard(names, times, k, 3) for k in (1, 2, 3)]  # the same on every runner
+    for bad in ((0, 2), (3, 2), (1, 0)):
+        with pytest.raises(ValueError, match="not allowed"):
+            execute.shard(names, times, *bad)
+
+
+def test_bad_arguments_are_refused_naming_them(capsys):
+    for argv in (["--workers", "0"], ["--shard", "3/2"], ["--shard", "half"]):
+        with pytest.raises(SystemExit):
+            execute.main(argv)
+    assert "--shard" in capsys.readouterr().err
+
+
+def test_the_environment_record_holds_what_shapes_results():
+    record = keys.environment_record({"JAX_ENABLE_X64": "1"})
+    assert record["x64"] is True and keys.environment_record({})["x64"] is False
+    assert record["jax"] and record["jaxlib"] and record["numpy"] and record["python"]
+    assert keys.environment_record({"JAX_PLATFORMS": "cpu"})["jax_platforms"] == "cpu"
+
+
+def test_why_stale_names_what_changed(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("A = 1\n")
+    (tmp_path / "notes.txt").write_text("x\n")
+    env = keys.environment_record({})
+    files = keys.file_hashes(tmp_path, ["src/a.py", "notes.txt", "later.txt"])
+    assert files["later.txt"] is None
+    record = {"files": files, "environment": env}
+    assert keys.why_stale(record, tmp_path, env) is None
+    (tmp_path / "src" / "a.py").write_text("A = 2\n")
+    assert keys.why_stale(record, tmp_path, env) == "src/a.py changed"
+    (tmp_path / "notes.txt").unlink()
+    (tmp_path / "later.txt").write_text("now\n")
+    assert keys.why_stale(record, tmp_path, env) == "src/a.py changed; notes.txt removed; later.txt created"
+    assert keys.why_stale(record, tmp_path, {**env, "jax": "0.0.1"}).startswith(
+        f"environment changed: jax {env['jax']} -> 0.0.1")
+    assert keys.why_stale(None, tmp_path, env) == "no record of what it used"
+
+
+def test_the_recorder_sees_modules_under_src_and_files_read_not_written(tmp_path):
+    (tmp_path / "src" / "pkg").mkdir(parents=True)
+    (tmp_path / "src" / "pkg" / "__init__.py").write_text("import json\n")
+    (tmp_path / "src" / "pkg" / "lazy.py").write_text("Z = 1\n")
+    (tmp_path / "data.csv").write_text("1,2\n")
+    script = textwrap.dedent(f"""
+        import importlib.util, json, sys
+        spec = importlib.util.spec_from_file_location("_specbook_record", {str(ROOT / "src/specbook/_record.py")!r})
+        rec = importlib.util.module_from_spec(spec); sys.modules["_specbook_record"] = rec; spec.loader.exec_module(rec)
+        rec.start({str(tmp_path)!r})
+        sys.path.insert(0, {str(tmp_path / "src")!r})
+        import pkg
+        open({str(tmp_path / "data.csv")!r}).read()
+        open({str(tmp_path / "written.txt")!r}, "w").write("out")
+        open("/etc/hostname").close() if __import__("os").path.exists("/etc/hostname") else None
+        print(rec.report())
+    """)
+    done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path, check=True)
+    used = json.loads(done.stdout.strip().splitlines()[-1])
+    assert used["modules"] == ["src/pkg/__init__.py"]  # not lazy.py: never imported
+    assert used["reads"] == ["data.csv"]  # not the file written, nothing outside the project
+
+
+def test_the_build_key_changes_with_any_source_and_only_then(tmp_path):
+    book = _book(tmp_path)
+    (book / "book").mkdir()
+    (book / "book" / "page.md").write_text("# A page\n")
+    key = buildkey.build_key(book)
+    assert buildkey.build_key(book) == key
+    (book / "src" / "tiny" / "__pycache__").mkdir()
+    (book / "src" / "tiny" / "__pycache__" / "shared.cpython-311.pyc").write_bytes(b"\0")
+    assert buildkey.build_key(book) == key  # bytecode is no source
+    for edit in (book / "book" / "page.md", book / "src" / "tiny" / "unused.py", book / "_config.yml"):
+        edit.write_text(edit.read_text() + "\n# an edit\n")
+        assert buildkey.build_key(book) != key, edit
+        key = buildkey.build_key(book)
+    assert buildkey.main(["check", "--root", str(book)]) == 1  # no site, no stored key
+    assert buildkey.main(["write", "--root", str(book)]) == 0
+    (book / "_build" / "html").mkdir(parents=True)
+    (book / "_build" / "html" / "index.html").write_text("")
+    (book / "_build" / "html" / "claims.json").write_text("{}")
+    assert buildkey.main(["check", "--root", str(book)]) == 0
+    (book / "src" / "tiny" / "unused.py").write_text("X = 2\n")
+    assert buildkey.main(["check", "--root", str(book)]) == 1
+
+
+# ---- slow: the four re-execution promises, failures, shards --------------------------------
+
+@pytest.fixture(scope="module")
+def book(tmp_path_factory):
+    """The small book, executed once and built once: (folder, execute output, build output)."""
+    folder = _book(tmp_path_factory.mktemp("keys") / "book")
+    code, out = _execute(folder)
+    assert code == 0, out
+    code, built = _build(folder)
+    assert code == 0, built[-3000:]
+    return folder, out, built
 
 
 @pytest.mark.slow
-def test_the_build_reads_every_page_from_the_cache_and_a_stale_cache_is_never_read(tmp_path):
-    book = _book(tmp_path)
-    code, out = _execute(book)
-    assert code == 0, out
-    assert "2 of 2 pages executed" in out
-    assert execute.stamp_matches(book / "_build" / ".jupyter_cache", book)
-
-    code, out = _build(book)
-    assert code == 0, out[-3000:]
-    assert out.count("Using cached notebook") == 2 and "Executing notebook" not in out
-    assert "WARNING:" not in out
+def test_first_run_executes_every_page_and_the_build_reads_them_all_from_the_cache(book):
+    folder, out, built = book
+    assert _reasons(out) == {"first.md": "re-ran (not in the cache)", "second.md": "re-ran (not in the cache)"}
+    assert _executions(built) == 0 and built.count("Using cached notebook") == 2
+    assert "WARNING:" not in built
+    record = next(r for r in execute._cache(folder, None).list_cache_records() if r.uri == "first.md")
+    used = record.data["specbook"]
+    assert set(used["files"]) == {"src/tiny/__init__.py", "src/tiny/shared.py", "data/table.txt"}
+    assert used["environment"] == keys.environment_record()
     # the executed notebook a reader downloads carries the cached outputs (myst-nb 1.4 writes it without)
-    executed = json.loads((book / "_build" / "jupyter_execute" / "second.ipynb").read_text())
+    executed = json.loads((folder / "_build" / "jupyter_execute" / "second.ipynb").read_text())
     assert any(cell.get("outputs") for cell in executed["cells"] if cell["cell_type"] == "code")
 
-    # the page's cells are unchanged, but the code it imports changed: the cache must not be read
-    (book / "src" / "tiny" / "__init__.py").write_text("VALUE = 2.0\n")
-    assert not execute.stamp_matches(book / "_build" / ".jupyter_cache", book)
-    (book / "_build" / "html").mkdir(exist_ok=True)
-    code, out = _run([str(BIN / "jupyter-book"), "build", "--all", "-W", "-n", "--keep-going", str(book)], book)
-    assert code == 0, out[-3000:]
-    assert "not made from these sources" in out
-    assert out.count("Executing notebook") == 2 and "Using cached notebook" not in out
+
+@pytest.mark.slow
+def test_the_ledger_holds_every_claim_with_its_anchor_and_source(book):
+    folder, _, _ = book
+    ledger = json.loads((folder / "_build" / "html" / "claims.json").read_text())
+    claims = {c["key"]: c for c in ledger["claims"]}
+    assert set(claims) == {"first_one", "second_mark"}
+    first = claims["first_one"]
+    assert (first["page"], first["url"], first["measured"], first["expected"], first["atol"], first["holds"]) == (
+        "first.md", "first.html#claim-first_one", 1.0, 1.0, 0.01, True)
+    assert first["source"] == {"kind": "declaration", "ref": "tiny.shared.ONE"}
+    assert claims["second_mark"]["source"] is None and claims["second_mark"]["description"]
+    html = (folder / "_build" / "html" / "first.html").read_text()
+    assert 'id="claim-first_one"' in html
+    listing = (folder / "_build" / "html" / "claims.html").read_text()
+    assert "first.html#claim-first_one" in listing and "second.html#claim-second_mark" in listing
 
 
 @pytest.mark.slow
-def test_a_false_claim_fails_the_pre_execution_naming_it_and_leaves_no_stamp(tmp_path):
-    book = _book(tmp_path, expected_second="2.0")
-    code, out = _execute(book)
+def test_editing_a_module_one_page_imports_reruns_that_page_alone_and_its_output_shows(book):
+    folder, _, _ = book
+    (folder / "src" / "tiny" / "second.py").write_text("MARK = 'second-mark-2'\n")
+    code, out = _execute(folder)
+    assert code == 0, out
+    assert _reasons(out) == {"first.md": "cached", "second.md": "re-ran (src/tiny/second.py changed)"}
+    code, built = _build(folder)
+    assert code == 0, built[-3000:]
+    assert _executions(built) == 0
+    assert "second-mark-2" in (folder / "_build" / "html" / "second.html").read_text()
+    # a module no page imports changes nothing
+    (folder / "src" / "tiny" / "unused.py").write_text("X = 1\n")
+    code, out = _execute(folder)
+    assert _reasons(out) == {"first.md": "cached", "second.md": "cached"}
+
+
+@pytest.mark.slow
+def test_editing_a_data_file_a_page_reads_reruns_that_page(book):
+    folder, _, _ = book
+    (folder / "data" / "table.txt").write_text("first-data-2\n")
+    code, out = _execute(folder)
+    assert code == 0, out
+    assert _reasons(out) == {"first.md": "re-ran (data/table.txt changed)", "second.md": "cached"}
+
+
+@pytest.mark.slow
+def test_editing_markdown_starts_no_kernel(book):
+    folder, _, _ = book
+    page = folder / "first.md"
+    page.write_text(page.read_text().replace("Some prose about first.", "Other prose about the first page."))
+    code, out = _execute(folder)
+    assert code == 0, out
+    assert _reasons(out) == {"first.md": "cached", "second.md": "cached"}
+    assert "all cached" in out
+    code, built = _build(folder)  # the build itself executes nothing either
+    assert code == 0, built[-3000:]
+    assert _executions(built) == 0
+    assert "Other prose about the first page." in (folder / "_build" / "html" / "first.html").read_text()
+
+
+@pytest.mark.slow
+def test_a_change_of_the_environment_record_reruns_every_page(book):
+    folder, _, _ = book
+    code, out = _execute(folder, env={"JAX_ENABLE_X64": "1"})
+    assert code == 0, out
+    reasons = _reasons(out)
+    assert set(reasons) == {"first.md", "second.md"}
+    assert all(r.startswith("re-ran (environment changed: x64 False -> True") for r in reasons.values()), reasons
+    code, out = _execute(folder)  # and back
+    assert all(r.startswith("re-ran (environment changed: x64 True -> False") for r in _reasons(out).values())
+
+
+@pytest.mark.slow
+def test_a_false_claim_is_named_and_its_old_outputs_are_never_shown(book, tmp_path):
+    folder = tmp_path / "broken"
+    shutil.copytree(book[0], folder)
+    (folder / "src" / "tiny" / "shared.py").write_text("ONE = 2.0\n")
+    code, out = _execute(folder)
     assert code == 1
-    assert "second.md: FAILED CLAIM 'second_value'" in out
-    assert "1 of 2 pages executed" in out
-    assert not (book / "_build" / ".jupyter_cache" / execute.STAMP).exists()
+    assert _reasons(out) == {"first.md": "FAILED CLAIM 'first_one'", "second.md": "re-ran (src/tiny/shared.py changed)"}
+    code, built = _build(folder)  # the cached first page no longer holds: the build must not show it
+    assert code != 0
+    assert "first_one" in built and "ClaimError" in built
+
+
+@pytest.mark.slow
+def test_a_claim_without_a_source_fails_the_build_once_sources_are_required(book, tmp_path):
+    folder = tmp_path / "strict"
+    shutil.copytree(book[0], folder)
+    config = folder / "_config.yml"
+    config.write_text(config.read_text().replace("specbook_require_source: false", "specbook_require_source: true"))
+    code, built = _build(folder)
+    assert code != 0
+    assert "second.md: second_mark" in built and "first_one" not in built.split("specbook_require_source")[-1]
+
+
+@pytest.mark.slow
+def test_two_shards_in_two_processes_merge_into_a_cache_the_build_reads_without_executing(tmp_path):
+    folder = _book(tmp_path / "sharded")
+    shards = []
+    for k in (1, 2):
+        shards.append(subprocess.Popen(
+            [sys.executable, "-m", "specbook.execute", "--root", str(folder), "--shard", f"{k}/2",
+             "--cache", str(tmp_path / f"shard-{k}")],
+            cwd=folder, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True))
+    outputs = [_clean(p.communicate(timeout=900)[0]) for p in shards]
+    assert [p.returncode for p in shards] == [0, 0], outputs
+    ran = [set(_reasons(o)) for o in outputs]
+    assert ran[0] | ran[1] == {"first.md", "second.md"} and not ran[0] & ran[1]
+    code, out = _execute(folder, "--merge", str(tmp_path / "shard-1"), str(tmp_path / "shard-2"))
+    assert code == 0, out
+    code, built = _build(folder)
+    assert code == 0, built[-3000:]
+    assert _executions(built) == 0, built[-3000:]
+    assert "WARNING:" not in built
+    assert built.count("Using cached notebook") == 2
+    assert len(json.loads((folder / "_build" / "html" / "claims.json").read_text())["claims"]) == 2

@@ -7,7 +7,7 @@ from typing import ClassVar
 import pytest
 
 from mime import CentreContact, Contact, ValidationError
-from mime.docs import SECTION_TITLES, Section, check_page, entry_page, hand_written
+from mime.docs import SECTION_TITLES, Rows, Section, check_page, entry_page, hand_written
 from mime.registry import Registry, ValidityLine
 
 
@@ -20,15 +20,15 @@ def test_sections_follow_the_seed_order():
 
 
 def test_introduction_names_the_class_and_the_kept_versions():
-    intro = entry_page(Contact).section("").body()
+    intro = entry_page(Contact).section("").text()
     assert "`mime.interactions.contact.Contact`" in intro and "version 0.4.0" in intro
     assert "`contact` 0.1.0, by `mime.interactions._previous.CentreContact`" in intro
-    old = entry_page(CentreContact).section("").body()
+    old = entry_page(CentreContact).section("").text()
     assert "the current one is `contact` 0.4.0" in old
 
 
 def test_at_a_glance_is_computed():
-    glance = entry_page(Contact).section("At a glance").body()
+    glance = entry_page(Contact).section("At a glance").text()
     assert f"Validity: {len(Contact.validity)} declared lines" in glance
     assert "with 2 built rungs among its members" in glance
     assert "Rungs built: `projection`, `penalty`" in glance
@@ -40,8 +40,8 @@ def test_adding_a_validity_line_changes_count_and_list_with_no_other_edit():
         validity: ClassVar = Contact.validity + (ValidityLine("projection", "a line added for the test"),)
 
     page = entry_page(Wider, registry=Registry())
-    assert f"Validity: {len(Contact.validity) + 1} declared lines" in page.section("At a glance").body()
-    assert page.section("Validity").body().rstrip().endswith(f"{len(Contact.validity) + 1}. projection: a line added for the test")
+    assert f"Validity: {len(Contact.validity) + 1} declared lines" in page.section("At a glance").text()
+    assert page.section("Validity").text().rstrip().endswith(f"{len(Contact.validity) + 1}. projection: a line added for the test")
     assert check_page(page, Wider) == []
     assert check_page(entry_page(Contact), Wider)  # the old page no longer matches the new class
 
@@ -50,7 +50,7 @@ def test_settings_table_matches_the_seed_columns():
     (table,) = entry_page(Contact).section("Settings").tables()
     assert table.header == ("Setting", "Type", "Default", "Dimension", "Role", "Default's kind")
     assert table.cells[1] == ("`rule`", "`str`", "`remove_outward`", "none", "physical", "convention")
-    assert table.cells[2][1] == "`str \\| None`"  # the pipe escaped for the Markdown table
+    assert table.cells[2][1] == "`str | None`"  # plain data: escaping the pipe is the renderer's job
 
 
 def test_switches_table_and_other_declarations():
@@ -59,8 +59,8 @@ def test_switches_table_and_other_declarations():
     assert [c[0] for c in switches.cells] == [f"`{s.name}`" for s in Contact.switches]
     classvars, constants = entry_page(Contact).section("Other declarations").tables()
     assert classvars.cells == (
-        ("`holds_off`", "`ClassVar[str \\| None]`", "`margin`"),
-        ("`id_roles`", "`ClassVar[tuple[str, ...] \\| None]`", "`null`"),
+        ("`holds_off`", "`ClassVar[str | None]`", "`margin`"),
+        ("`id_roles`", "`ClassVar[tuple[str, ...] | None]`", "`null`"),
         ("`moving`", "`ClassVar[bool]`", "`false`"),
     )
     assert ("`SPACING_FLOOR`", f"`{Contact.SPACING_FLOOR}`") == constants.cells[0][:2]
@@ -107,8 +107,13 @@ def test_entry_page_refuses_a_non_entry():
         entry_page(object)
 
 
-def test_whole_page_markdown_has_every_heading_in_order():
-    text = entry_page(Contact).markdown()
-    positions = [text.index(f"\n## {t}\n") for t in SECTION_TITLES]
-    assert positions == sorted(positions)
-    assert "{cite}`StewartTrinkle1996`" in text
+def test_the_page_is_plain_data_that_specbook_renders():
+    import specbook
+
+    page = entry_page(Contact)
+    assert all(isinstance(b, (str, Rows)) for s in page.sections for b in s.blocks)
+    assert "{cite}`StewartTrinkle1996`" in page.section("References").text()
+    (settings,) = page.section("Settings").tables()
+    rendered = specbook.table(settings.records())
+    assert rendered.header == settings.header
+    assert rendered.cells[2][1] == "`str \\| None`"  # specbook escapes the pipe for the Markdown table

@@ -12,7 +12,8 @@ Every kind samples its surface at a spacing, states its ``size`` and, for the
 sampled ones, the ``shortfall`` of its samples.
 """
 
-from mime.geometry._base import Geometry
+from mime.document_kinds import register_kind
+from mime.geometry._base import Geometry, positive_length
 from mime.geometry.convex import Capsule, Cylinder, Ellipsoid, Sphere
 from mime.geometry.screw import Screw
 from mime.geometry.sampled import Box, Mesh, cylinder_mesh
@@ -25,19 +26,12 @@ KIND_CLASSES: dict[str, type] = {
 }
 """Each kind's class by its name (``"capsule"`` -> ``Capsule``)."""
 
-
-def _register() -> None:
-    from mime.experiment import register_kind
-
-    for name, cls in KIND_CLASSES.items():
-        register_kind(name, cls)
-    register_kind("hull", Hull)
-
-
-_register()
+for _name, _cls in (*KIND_CLASSES.items(), ("hull", Hull)):  # each kind can be saved in an experiment
+    register_kind(_name, _cls)
 
 __all__ = [
     "Geometry",
+    "positive_length",
     "Sphere",
     "Ellipsoid",
     "Cylinder",

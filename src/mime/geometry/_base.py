@@ -38,7 +38,7 @@ def positive_length(argument: str, value: Any, *, where: str) -> float:
     >>> positive_length("radius", "1.0", where="Sphere")
     Traceback (most recent call last):
     ...
-    mime.errors.ValidationError: Sphere: radius = '1.0' is not allowed; expected a positive length in metres
+    maddening.ValidationError: Sphere: radius = '1.0' is not allowed; expected a positive length in metres
     """
     allowed = "a positive length in metres"
     v = float(real_array(value, argument, allowed, shape=(), where=where))

@@ -18,7 +18,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-__all__ = ["matrix", "rotate", "compose", "exp_body", "about_axis", "normalise", "IDENTITY"]
+__all__ = ["matrix", "rotate", "compose", "exp_body", "about_axis", "normalise", "advance_pose", "IDENTITY"]
 
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
 
@@ -80,3 +80,12 @@ def about_axis(axis: Any, angle: Any) -> Any:
     axis = axis / jnp.sqrt(jnp.sum(axis * axis))
     half = 0.5 * jnp.asarray(angle, dtype=axis.dtype)
     return jnp.concatenate([jnp.cos(half)[None], jnp.sin(half) * axis])
+
+
+def advance_pose(x: Any, q: Any, v: Any, w: Any, dt: Any) -> tuple[Any, Any]:
+    """A pose advanced with a twist held over ``dt``: ``x + dt v``, and ``q`` turned by the
+    body-frame rotation vector ``w dt`` (``compose(q, exp_body(w dt))``, renormalised).
+
+    ``x`` in m (world), ``v`` in m/s (world), ``w`` in rad/s (body frame), ``dt`` in s.
+    """
+    return x + dt * v, normalise(compose(q, exp_body(w * dt)))

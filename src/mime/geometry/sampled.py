@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError, invalid, real_array
+from mime.errors import ValidationError, invalid, real_array, whole_number
 from mime.geometry._base import Geometry, positive_length
 
 __all__ = ["Box", "Mesh", "cylinder_mesh"]
@@ -236,8 +236,7 @@ def cylinder_mesh(radius: float, length: float, facets: int) -> Mesh:
     >>> cylinder_mesh(1.0, 2.0, 12).faces.shape
     (48, 3)
     """
-    if isinstance(facets, bool) or not isinstance(facets, int) or facets < 3:
-        raise ValidationError(f"cylinder_mesh: facets = {facets!r} is not allowed; expected a whole number of at least 3")
+    whole_number(facets, "facets", "a whole number of at least 3", where="cylinder_mesh", at_least=3)
     r = positive_length("radius", radius, where="cylinder_mesh")
     L = positive_length("length", length, where="cylinder_mesh")
     t = 2 * np.pi * np.arange(facets) / facets

@@ -35,7 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import whole_number
 from mime.geometry._base import Geometry, positive_length
 from mime.geometry.convex import TIE, unit
 
@@ -64,10 +64,7 @@ class Screw(Geometry):
         self.thread_depth = positive_length("thread_depth", thread_depth, where=where)
         self.pitch = positive_length("pitch", pitch, where=where)
         self.length = positive_length("length", length, where=where)
-        if isinstance(newton_steps, bool) or not isinstance(newton_steps, int) or newton_steps < 1:
-            raise ValidationError(
-                f"{where}: newton_steps = {newton_steps!r} is not allowed; expected a whole number of at least 1"
-            )
+        whole_number(newton_steps, "newton_steps", "a whole number of at least 1", where=where)
         self.newton_steps = newton_steps
 
     @property

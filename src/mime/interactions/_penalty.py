@@ -25,14 +25,13 @@ The frozen-mode analysis of these springs is ``maddening.analysis.contact_modes`
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, finite_number
 
 __all__ = [
     "PenaltyPlan",
@@ -84,9 +83,7 @@ def penalty_wrench(points: Any, velocities: Any, center: Any, surface: Any, stif
 
 
 def _positive(name: str, value: Any, allowed: str) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value < 0:
-        raise ValidationError(f"plan_penalty: {name} = {value!r} is not allowed; expected {allowed}")
-    return float(value)
+    return finite_number(value, name, allowed, where="plan_penalty", at_least=0)
 
 
 @dataclass(eq=False)

@@ -52,9 +52,10 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, finite_number, whole_number
 from mime.geometry import Hull, Part, rotation
-from mime.geometry.convex import Sphere
+from mime.geometry.rotation import advance_pose
+from mime.interactions.step import ContactReport, FirstPass, FreeSolve
 
 __all__ = [
     "GROUPS",
@@ -65,6 +66,7 @@ __all__ = [
     "CONVERGED",
     "SPACING_FLOOR",
     "RULES",
+    "default_spacing",
     "BuildReport",
     "Confinement",
     "build_confinement",
@@ -96,13 +98,26 @@ RULES = ("remove_outward",)
 """The rules a contact may take."""
 
 
-def _entry_constants() -> tuple[int, float, float]:
-    from mime.interactions.contact import Contact
+CONTACT_ULPS = 16
+"""Width of the contact band, in units in the last place of the position's magnitude."""
+CONVERGED = 1e-6
+"""Share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
+SPACING_FLOOR = 0.02
+"""The finest default spacing, as a fraction of the hull's size."""
 
-    return Contact.CONTACT_ULPS, Contact.CONVERGED, Contact.SPACING_FLOOR
 
+def default_spacing(margin: float, size: float) -> float:
+    """The spacing rule, m: the ``margin``, but no finer than ``SPACING_FLOOR`` times the hull's ``size``.
 
-CONTACT_ULPS, CONVERGED, SPACING_FLOOR = _entry_constants()
+    A body reaches past its sampled points by at most the distance from its farthest
+    point to the nearest sample, so sampling at the margin keeps that overshoot
+    within the margin's share; a margin too small to say how finely to sample falls
+    back to the floor.
+
+    >>> default_spacing(1e-4, 1e-3), default_spacing(1e-6, 1e-3)
+    (0.0001, 2e-05)
+    """
+    return max(margin, SPACING_FLOOR * size)
 
 
 # ---------------------------------------------------------------------------------------
@@ -110,7 +125,7 @@ CONTACT_ULPS, CONVERGED, SPACING_FLOOR = _entry_constants()
 # ---------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class BuildReport:
-    """What the build counted: samples, groups, starts and the samples' shortfall."""
+    """What the build counted: samples, groups, starts and the samples' shortfall (the margin is the confinement's)."""
 
     mode: str
     spacing: float | None
@@ -119,7 +134,6 @@ class BuildReport:
     starts: tuple[int, ...]
     shortfall: float
     held_by_samples: bool
-    margin: float
 
 
 @dataclass(frozen=True)
@@ -161,8 +175,7 @@ class Confinement:
 
 
 def _check_common(margin: Any, rule: Any, body: Any, surface: Any, where: str) -> Hull:
-    if isinstance(margin, bool) or not isinstance(margin, (int, float)) or not math.isfinite(margin) or margin <= 0:
-        raise ValidationError(f"{where}: margin = {margin!r} is not allowed; expected a positive length in metres")
+    finite_number(margin, "margin", "a positive length in metres", where=where, above=0)
     if rule not in RULES:
         raise ValidationError(f"{where}: rule = {rule!r} is not allowed; expected one of {', '.join(RULES)}")
     if not callable(getattr(surface, "distance_and_normal", None)):
@@ -186,7 +199,7 @@ def build_centre_confinement(*, margin: float, rule: str, body: Any, surface: An
     hull = _check_common(margin, rule, body, surface, where)
     extent = hull.radial_extent
     spec = _Spec(mode="centre", surface=surface)
-    report = BuildReport("centre", None, 0, (), (), 0.0, False, float(margin))
+    report = BuildReport("centre", None, 0, (), (), 0.0, False)
     return Confinement("0.1.0", float(margin), None, rule, surface, spec, _scalars(margin, extent, 0.0), report)
 
 
@@ -265,18 +278,15 @@ def build_confinement(
     hull = _check_common(margin, rule, body, surface, where)
     margin = float(margin)
     for name, value in (("sweeps", sweeps), ("projection_sweeps", projection_sweeps)):
-        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
-            raise ValidationError(f"{where}: {name} = {value!r} is not allowed; expected a whole number of at least 1")
+        whole_number(value, name, "a whole number of at least 1", where=where)
     if not hull.has_hull:
         spec = _Spec(mode="centre", surface=surface, sweeps=sweeps, projection_sweeps=projection_sweeps)
-        report = BuildReport("centre", None, 0, (), (), 0.0, False, margin)
+        report = BuildReport("centre", None, 0, (), (), 0.0, False)
         return Confinement("0.4.0", margin, None, rule, surface, spec, _scalars(margin, hull.extent, 0.0), report)
     size = float(hull.size)
     if spacing is None:
-        spacing = max(margin, SPACING_FLOOR * size)
-    if isinstance(spacing, bool) or not isinstance(spacing, (int, float)) or not math.isfinite(spacing) or spacing <= 0:
-        raise ValidationError(f"{where}: spacing = {spacing!r} is not allowed; expected a positive length in metres")
-    spacing = float(spacing)
+        spacing = default_spacing(margin, size)
+    spacing = finite_number(spacing, "spacing", "a positive length in metres", where=where, above=0)
     sampled_parts = [p for p in hull.parts if not p.geometry.has_support]
     shortfall_samples = max((p.geometry.shortfall(spacing) for p in sampled_parts), default=0.0)
     if shortfall_samples > margin:
@@ -345,7 +355,7 @@ def build_confinement(
     }
     report = BuildReport(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),
-        float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts), margin,
+        float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts),
     )
     return Confinement("0.4.0", margin, spacing, rule, surface, spec, arrays, report)
 
@@ -353,11 +363,6 @@ def build_confinement(
 # ---------------------------------------------------------------------------------------
 # the step
 # ---------------------------------------------------------------------------------------
-def advance_pose(x: Any, q: Any, v: Any, w: Any, dt: Any) -> tuple[Any, Any]:
-    """``x + dt v`` and ``q`` turned by the body-frame rotation vector ``w dt`` (renormalised)."""
-    return x + dt * v, rotation.normalise(rotation.compose(q, rotation.exp_body(w * dt)))
-
-
 def pgs(K: Any, u0: Any, target: Any, active: Any, sweeps: int) -> tuple[Any, Any, Any]:
     """Projected Gauss-Seidel for ``lambda >= 0``, ``u = u0 + K lambda >= target``, complementary.
 
@@ -578,34 +583,34 @@ def _band(arrays: Mapping[str, Any], x: Any) -> Any:
     return CONTACT_ULPS * eps * (jnp.sqrt(jnp.sum(x * x)) + arrays["extent"] + arrays["margin"])
 
 
-def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: Mapping[str, Any], dt: Any):
-    """The first pass: ``(held, lambda, u, target, u_free, residual_per_sweep)`` at the step's start.
+def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: FreeSolve, dt: Any) -> FirstPass:
+    """The first pass at the step's start (a :class:`~mime.interactions.step.FirstPass`).
 
-    ``u`` is each held point's outward speed after the solve, ``target`` the least it may be.
+    It unpacks as ``(held, lambda, u, target, u_free, residual_per_sweep)``: ``u`` is
+    each held point's outward speed after the solve, ``target`` the least it may be.
     """
     x, q = state["position"], state["orientation"]
     A = choose_points(spec, arrays, x, q)
-    K = _gram(A.normal, A.lever, 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"])
-    u_free = A.normal @ free["velocity"] + A.lever @ free["angular_velocity"]
+    K = _gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
+    u_free = A.normal @ free.velocity + A.lever @ free.angular_velocity
     target = -jnp.maximum(A.gap, 0.0) / dt
     active = jnp.isfinite(A.gap)
     lam, u, hist = pgs_if(jnp.any(active & (u_free < target)), K, u_free, target, active, spec.sweeps)
-    return A, lam, u, target, u_free, hist
+    return FirstPass(A, lam, u, target, u_free, hist)
 
 
-def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: Mapping[str, Any], dt: Any):
+def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: FreeSolve, dt: Any):
     """One step of a body held by the confinement, from its free velocity solve.
 
-    ``free`` holds the free body's ``velocity`` and ``angular_velocity`` after the
-    implicit solve, the drag-augmented ``mass_eff`` and ``inertia_eff`` (3,), and
-    the ``mass`` and ``inertia``. Returns ``(new_state, report)``.
+    ``free`` is the free body's implicit solve (:class:`~mime.interactions.step.FreeSolve`).
+    Returns ``(new_state, report)``, the report a :class:`~mime.interactions.step.ContactReport`.
     """
     x, q = state["position"], state["orientation"]
-    v_free, w_free = free["velocity"], free["angular_velocity"]
+    v_free, w_free = free.velocity, free.angular_velocity
     A, lam, u, target, u_free, hist = first_pass(spec, arrays, state, free, dt)
     active = jnp.isfinite(A.gap)
     touch1 = jnp.any(lam > 0)
-    inv_me, inv_Ie = 1.0 / free["mass_eff"], 1.0 / free["inertia_eff"]
+    inv_me, inv_Ie = 1.0 / free.mass_eff, 1.0 / free.inertia_eff
     v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)
     w1 = jnp.where(touch1, w_free + (A.lever.T @ lam) * inv_Ie, w_free)
     residual = jnp.where(touch1, hist[-1], 0.0)
@@ -617,7 +622,7 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
     # second pass: choose again at the pose the first pass left, hold beside the first's points
     B = choose_points(spec, arrays, x1, q1)
     masksAB = jnp.concatenate([A.mask, B.mask]) if spec.mode == "hull" else B.mask
-    inv_m, inv_I = 1.0 / free["mass"], 1.0 / free["inertia"]
+    inv_m, inv_I = 1.0 / free.mass, 1.0 / free.inertia
 
     def rows(xx, qq, pB):
         if spec.mode == "hull":
@@ -666,15 +671,15 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
     support_short = jnp.any(short_pts & (g2 < arrays["shortfall"]))
     deepest = jnp.argmin(A.gap)
     new_state = {"position": x2, "orientation": q2, "velocity": v2, "angular_velocity": w2}
-    report = {
-        "touching": touching,
-        "unconverged": unconverged,
-        "held_by_samples": held_by_samples,
-        "support_short": support_short,
-        "contact_residual": residual,
-        "contact_impulse": jnp.sum(lam) + jnp.sum(lam2),
-        "contact_push": jnp.sum(mu) * projected,
-        "contact_point": A.point[deepest],
-        "contact_gap": jnp.min(jnp.where(active, A.gap, jnp.inf)),
-    }
+    report = ContactReport(
+        touching=touching,
+        unconverged=unconverged,
+        held_by_samples=held_by_samples,
+        support_short=support_short,
+        contact_residual=residual,
+        contact_impulse=jnp.sum(lam) + jnp.sum(lam2),
+        contact_push=jnp.sum(mu) * projected,
+        contact_point=A.point[deepest],
+        contact_gap=jnp.min(jnp.where(active, A.gap, jnp.inf)),
+    )
     return new_state, report

@@ -24,6 +24,7 @@ from __future__ import annotations
 from typing import Annotated, Any, ClassVar, Mapping
 
 from mime.errors import ValidationError
+from mime.interactions import _projection as numerics
 from mime.registry import (
     NOT_USED,
     REQUIRED,
@@ -100,8 +101,7 @@ def _default_spacing(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any
     size = hull_size(roles.get("body"))
     if size is None:
         return NOT_USED
-    margin = values["margin"].si(Length, argument="margin")
-    return m(max(margin, Contact.SPACING_FLOOR * size))
+    return m(numerics.default_spacing(values["margin"].si(Length, argument="margin"), size))
 
 
 def _positive(q: Quantity) -> bool:
@@ -188,13 +188,14 @@ class Contact(Interaction):
     moving: ClassVar[bool] = False
     includes_lubrication: ClassVar[bool] = False
 
-    SPACING_FLOOR: ClassVar[float] = 0.02
+    # the numerics' own constants, read from there (mime.interactions._projection)
+    SPACING_FLOOR: ClassVar[float] = numerics.SPACING_FLOOR
     """The finest default spacing, as a fraction of the hull's size."""
-    CONTACT_ULPS: ClassVar[int] = 16
+    CONTACT_ULPS: ClassVar[int] = numerics.CONTACT_ULPS
     """Width of the contact band, in units in the last place of the position's magnitude."""
-    CONVERGED: ClassVar[float] = 1e-6
+    CONVERGED: ClassVar[float] = numerics.CONVERGED
     """Share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
-    GROUPS: ClassVar[int] = 8
+    GROUPS: ClassVar[int] = numerics.GROUPS
     """How many groups the hull's points are split into; each step holds one point of each."""
     constants: ClassVar[dict[str, str]] = {
         "SPACING_FLOOR": "the finest default spacing, as a fraction of the hull's size",

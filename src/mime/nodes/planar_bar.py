@@ -21,7 +21,7 @@ pressing the bar down (N). At ``theta = 0`` the gap Jacobian is ``J = [[1, r_i]]
 and the mass matrix ``diag(m, I)``: :meth:`PlanarBarNode.frozen_modes` hands them
 to ``maddening.analysis.contact_modes``.
 
-The same bar is expressible as a MIME experiment: :func:`bar_experiment` builds a
+The same bar is expressible as a MIME experiment: :func:`mime.penalty_bar.bar_experiment` builds a
 ``RigidInertialNode`` whose hull is the support points (a ``PointSet``) and attaches
 ``Contact.Penalty`` to it against a floor, so the contact entry's penalty rung
 (not this module's own springs) carries the bar. Its rigid-body step is
@@ -39,7 +39,6 @@ differences, ``x_{n+1} - 2 x_n + x_{n-1} = h^2 a(x_n)``.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping, Sequence
 from typing import Any, ClassVar
 
@@ -57,10 +56,10 @@ from maddening.core import (
     Stability,
     StateField,
 )
-from mime.errors import ValidationError
+from mime.errors import ValidationError, finite_number, whole_number
 from mime.interactions._penalty import penalty_forces, penalty_wrench
 
-__all__ = ["PlanarBarNode", "FlatFloor", "run_bar", "bar_experiment", "experiment_gaps"]
+__all__ = ["PlanarBarNode", "FlatFloor", "run_bar"]
 
 
 class FlatFloor:
@@ -141,13 +140,11 @@ class PlanarBarNode(Node):
         self.stiffness = _per_support("stiffness", stiffness, n, f"a stiffness > 0 (N/m), one or {n}", positive=True)
         self.damping = _per_support("damping", damping, n, f"a damping >= 0 (N s/m), one or {n}", positive=False)
         for name, value in (("mass", mass), ("inertia", inertia)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValidationError(f"PlanarBarNode: {name} = {value!r} is not allowed; expected a number > 0")
+            finite_number(value, name, "a number > 0", where="PlanarBarNode", above=0)
         super().__init__(mass=mass, inertia=inertia, gravity=gravity, preload=preload)
         start = {"y": y, "theta": theta, "y_rate": y_rate, "theta_rate": theta_rate}
         for name, value in start.items():
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValidationError(f"PlanarBarNode: {name} = {value!r} is not allowed; expected a finite number")
+            finite_number(value, name, "a finite number", where="PlanarBarNode")
         self.start = {k: float(v) for k, v in start.items()}
 
     # -- geometry ---------------------------------------------------------------------------
@@ -259,10 +256,8 @@ def run_bar(bar: PlanarBarNode, dt: float, steps: int, *, method: str = "central
 
     if method not in METHODS:
         raise ValidationError(f"run_bar: method = {method!r} is not allowed; expected one of {sorted(METHODS)}")
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
-        raise ValidationError(f"run_bar: dt = {dt!r} is not allowed; expected a finite time step > 0 (s)")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValidationError(f"run_bar: steps = {steps!r} is not allowed; expected a whole number >= 1")
+    finite_number(dt, "dt", "a finite time step > 0 (s)", where="run_bar", above=0)
+    whole_number(steps, "steps", "a whole number >= 1", where="run_bar")
     with jax.enable_x64(True):
         start = bar.initial_state() if state0 is None else {k: jnp.asarray(v, jnp.float64) for k, v in state0.items()}
         bar.check_state(start)
@@ -292,70 +287,3 @@ def _scan(bar: PlanarBarNode, method: str, steps: int) -> Any:
 
         _SCANS[key] = (bar, jax.jit(run))
     return _SCANS[key][1]
-
-
-def bar_experiment(bar: PlanarBarNode, *, margin: Any = None, state0: Mapping[str, Any] | None = None) -> tuple[Any, Any]:
-    """``bar`` as a MIME experiment: ``(experiment, body)``, the body held by ``Contact.Penalty``.
-
-    The body is a ``mime.nodes.RigidInertialNode`` whose hull is the supports
-    (a ``PointSet`` at ``(r_i, 0, 0)``), with the bar's mass, its inertia about
-    every axis, and its weight and preload as a constant force. The bar's
-    ``theta`` (raising ``+r``) is a turn about ``-y``. The contact is
-    ``Contact.Penalty(margin=margin, stiffness=k, damping=c)`` against a floor
-    lowered by the margin, so a spring engages where the support's height above
-    ``z = 0`` turns negative, as the bar's own gaps do. All supports must share one
-    stiffness and one damping (the entry takes one of each).
-
-    ``state0`` (the bar's state fields, m, rad, m/s, rad/s) overrides the bar's start.
-    """
-    from mime.experiment import Experiment
-    from mime.geometry import PointSet
-    from mime.interactions.contact import Contact
-    from mime.nodes.rigid import ConstantLoad, RigidInertialNode
-    from mime.scene import Floor
-    from mime.units import Length, N_per_m, N_s_per_m, as_si, um
-
-    for name in ("stiffness", "damping"):
-        values = getattr(bar, name)
-        if len(set(values)) != 1:
-            raise ValidationError(
-                f"bar_experiment: bar.{name} = {values!r} is not allowed; expected one value shared by every "
-                f"support (Contact takes one {name})"
-            )
-    margin = um(1.0) if margin is None else margin
-    start = dict(bar.start)
-    if state0 is not None:
-        start.update({k: float(v) for k, v in state0.items()})
-    half = 0.5 * start["theta"]
-    p = bar.params
-    body = RigidInertialNode(
-        PointSet([(r, 0.0, 0.0) for r in bar.supports]),
-        mass=float(p["mass"]),
-        inertia=(float(p["inertia"]),) * 3,
-        position=(0.0, 0.0, start["y"]),
-        orientation=(math.cos(half), 0.0, -math.sin(half), 0.0),
-        velocity=(0.0, 0.0, start["y_rate"]),
-        angular_velocity=(0.0, -start["theta_rate"], 0.0),
-        force=(0.0, 0.0, float(p["mass"]) * float(p["gravity"]) - float(p["preload"])),
-        name="bar",
-    )
-    floor = Floor(-as_si(margin, Length, argument="margin"), name="floor")
-    experiment = Experiment()
-    experiment.attach(
-        Contact.Penalty(margin=margin, stiffness=N_per_m(bar.stiffness[0]), damping=N_s_per_m(bar.damping[0])),
-        body=body,
-        surface=floor.surface,
-    )
-    return experiment, body
-
-
-def experiment_gaps(record: Any, bar: PlanarBarNode) -> np.ndarray:
-    """The supports' heights above ``z = 0`` over a run of :func:`bar_experiment`, ``(steps, n)`` m.
-
-    A support at body-frame ``(r_i, 0, 0)`` is at world height ``z + R[2, 0] r_i``,
-    with ``R`` the body's rotation (``R[2, 0] = 2 (q_x q_z - q_w q_y)``).
-    """
-    q = np.asarray(record.states["orientation"])
-    z = np.asarray(record.states["position"])[:, 2]
-    r20 = 2.0 * (q[:, 1] * q[:, 3] - q[:, 0] * q[:, 2])
-    return z[:, None] + r20[:, None] * np.asarray(bar.supports)[None, :]

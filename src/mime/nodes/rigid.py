@@ -25,9 +25,8 @@ inertia, and the pose is projected back after it
 from __future__ import annotations
 
 import math
-from contextlib import contextmanager
 from functools import partial
-from typing import Any, Callable, ClassVar, Iterator, Mapping
+from typing import Any, Callable, ClassVar, Mapping, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -43,19 +42,19 @@ from maddening.core import (
     Reference,
     Stability,
     StateField,
+    check_timestep,
 )
-from mime.errors import ValidationError, real_array
-from mime.experiment import document_kind
+from mime.document_kinds import document_kind
+from mime.errors import ValidationError, finite_number, real_array
 from mime.geometry import Hull, as_hull, rotation
+from mime.geometry.rotation import advance_pose
+from mime.interactions._projection import held_step
+from mime.interactions.step import FLAGS, REPORT_KEYS, ContactReport, FreeSolve
 
 __all__ = [
     "RigidInertialNode", "Load", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
-    "as_load", "REPORT_KEYS", "FLAGS",
+    "as_load", "REPORT_KEYS", "FLAGS", "StepInputs", "free_solve", "step", "run_scan",
 ]
-
-FLAGS = ("touching", "unconverged", "held_by_samples", "support_short")
-"""The contact flags a run records per step."""
-REPORT_KEYS = FLAGS + ("contact_residual", "contact_impulse", "contact_push", "contact_point", "contact_gap")
 
 
 # ---------------------------------------------------------------------------------------
@@ -121,8 +120,7 @@ class RotatingFieldTorque(Load):
         if np.linalg.norm(a) == 0:
             raise ValidationError(f"RotatingFieldTorque: axis = {axis!r} is not allowed; expected a nonzero direction")
         for name, value in (("field", field), ("frequency", frequency)):
-            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-                raise ValidationError(f"RotatingFieldTorque: {name} = {value!r} is not allowed; expected a finite number")
+            finite_number(value, name, "a finite number", where="RotatingFieldTorque")
         a = a / np.linalg.norm(a)
         trial = np.eye(3)[int(np.argmin(np.abs(a)))]
         e1 = trial - (trial @ a) * a
@@ -167,9 +165,7 @@ class PropulsionForce(Load):
     """
 
     def __init__(self, coupling: float) -> None:
-        if isinstance(coupling, bool) or not isinstance(coupling, (int, float)) or not math.isfinite(coupling):
-            raise ValidationError(f"PropulsionForce: coupling = {coupling!r} is not allowed; expected a finite number (N s/rad)")
-        self.coupling = float(coupling)
+        self.coupling = finite_number(coupling, "coupling", "a finite number (N s/rad)", where="PropulsionForce")
 
     def parameters(self) -> dict[str, Any]:
         return {"coupling": np.asarray(self.coupling)}
@@ -236,18 +232,19 @@ def _load_from_document(doc: Any) -> Load | None:
 # ---------------------------------------------------------------------------------------
 # the node
 # ---------------------------------------------------------------------------------------
-@contextmanager
-def _mime_errors() -> Iterator[None]:
-    """Raise a ``maddening.ValidationError`` from the node base as mime's ``ValidationError`` (same message).
+class StepInputs(NamedTuple):
+    """What the compiled step needs from a body, as :meth:`RigidInertialNode.step_inputs` gives it.
 
-    A mime user catches ``mime.ValidationError``; the two are unrelated ``ValueError`` subclasses.
+    ``static`` (hashable: each load's class, then the wrench sources) and ``spec``
+    (the confinement's static part, ``None`` for a free body) key the compilation;
+    ``params`` (the node's parameters and its loads' numbers) and ``arrays`` (the
+    confinement's arrays) are traced.
     """
-    from maddening.errors import ValidationError as MaddeningValidationError
 
-    try:
-        yield
-    except MaddeningValidationError as exc:
-        raise ValidationError(str(exc)) from None
+    static: tuple
+    spec: Any
+    params: dict[str, Any]
+    arrays: dict[str, Any]
 
 
 def _vec(value: Any, n: int, argument: str) -> tuple[float, ...]:
@@ -327,8 +324,7 @@ class RigidInertialNode(Node):
         rotational_drag: float = 0.0,
         name: str = "body",
     ) -> None:
-        if isinstance(mass, bool) or not isinstance(mass, (int, float)) or not math.isfinite(mass) or mass <= 0:
-            raise ValidationError(f"RigidInertialNode: mass = {mass!r} is not allowed; expected a positive mass in kg")
+        finite_number(mass, "mass", "a positive mass in kg", where="RigidInertialNode", above=0)
         inertia_t = _vec(inertia, 3, "inertia")
         if min(inertia_t) <= 0:
             raise ValidationError(f"RigidInertialNode: inertia = {inertia!r} is not allowed; expected three positive moments (kg m^2)")
@@ -410,18 +406,14 @@ class RigidInertialNode(Node):
     def initial_state(self) -> dict[str, Any]:
         return {k: jnp.asarray(v) for k, v in self.start.items()}
 
-    def resolve_params(self, params: Mapping[str, Any] | None = None, *, check_values: bool = True) -> dict[str, Any]:
-        """``Node.resolve_params``, its refusals raised as mime's ``ValidationError`` (same message).
+    def step_inputs(self, params: Mapping[str, Any] | None = None) -> StepInputs:
+        """What the compiled step (:func:`step`, :func:`run_scan`) needs from this body.
 
-        The base raises ``maddening.ValidationError``, which a mime user catching
-        ``mime.ValidationError`` would miss (fuzz finding F-MI-5).
+        Call it inside ``jax.enable_x64(True)`` for float64 arrays. ``params`` are
+        injected over the node's own, as in :meth:`update`.
         """
-        from maddening.errors import ValidationError as MaddeningValidationError
-
-        try:
-            return super().resolve_params(params, check_values=check_values)
-        except MaddeningValidationError as exc:
-            raise ValidationError(str(exc)) from None
+        spec, arrays = self._confinement_parts()
+        return StepInputs(self._static(), spec, self._params(params), arrays)
 
     def _static(self) -> tuple:
         """What the compiled step depends on: each load's class (or the callable itself), then the wrench sources."""
@@ -433,16 +425,6 @@ class RigidInertialNode(Node):
             if isinstance(load, Load):
                 p[f"{name}_load"] = jax.tree_util.tree_map(jnp.asarray, load.parameters())
         return p
-
-    def check_state(self, state: Mapping[str, Any], *, values: bool = False) -> None:
-        """``Node.check_state``, its refusals raised as mime's ``ValidationError`` (same message)."""
-        with _mime_errors():
-            super().check_state(state, values=values)
-
-    def check_boundary_inputs(self, boundary_inputs: Mapping[str, Any] | None, *, values: bool = False) -> dict[str, Any]:
-        """``Node.check_boundary_inputs``, its refusals raised as mime's ``ValidationError`` (same message)."""
-        with _mime_errors():
-            return super().check_boundary_inputs(boundary_inputs, values=values)
 
     def update(
         self,
@@ -456,17 +438,14 @@ class RigidInertialNode(Node):
         A concrete ``dt`` that is not a finite number > 0, a ``state`` without exactly the
         node's fields or with an entry that is not a finite float array of its shape, or a
         ``boundary_inputs`` naming an unknown input or holding a value that is not a finite
-        real array of its shape, raises mime's ``ValidationError`` naming it. Traced values
+        real array of its shape, raises ``ValidationError`` naming it. Traced values
         (under ``jit``, ``grad``, ``vmap``, ``lax.scan``) pass unchecked.
         """
-        from maddening.core import check_timestep
-
-        with _mime_errors():
-            check_timestep(dt, where="RigidInertialNode.update")
+        check_timestep(dt, where="RigidInertialNode.update")
         self.check_state(state, values=True)
         bi = self.check_boundary_inputs(boundary_inputs, values=True)
-        spec, arrays = self._confinement_parts()
-        new, _ = step(self._static(), spec, self._params(params), arrays, dict(state), bi, dt)
+        static, spec, p, arrays = self.step_inputs(params)
+        new, _ = step(static, spec, p, arrays, dict(state), bi, dt)
         return new
 
     def derivatives(
@@ -584,8 +563,8 @@ def _loads(static: tuple, p: Mapping[str, Any], state: Mapping[str, Any], t: Any
     return F, tau @ rotation.matrix(state["orientation"])
 
 
-def free_solve(static: tuple, params: Mapping[str, Any], state: Mapping[str, Any], bi: Mapping[str, Any], dt: Any) -> dict[str, Any]:
-    """The free body's implicit velocity solve (see the module's docstring)."""
+def free_solve(static: tuple, params: Mapping[str, Any], state: Mapping[str, Any], bi: Mapping[str, Any], dt: Any) -> FreeSolve:
+    """The free body's implicit velocity solve (see the module's docstring), as a :class:`FreeSolve`."""
     t = bi.get("time", 0.0)
     F, tau_b = _loads(static, params, state, t, bi)
     m, I = params["mass"], params["inertia"]
@@ -593,35 +572,26 @@ def free_solve(static: tuple, params: Mapping[str, Any], state: Mapping[str, Any
     v, w = state["velocity"], state["angular_velocity"]
     m_eff = m + dt * ct
     I_eff = I + dt * cr
-    return {
-        "velocity": v + dt * (F - ct * v) / m_eff,
-        "angular_velocity": w + dt * (tau_b + _gyro(I, w) - cr * w) / I_eff,
-        "mass_eff": m_eff,
-        "inertia_eff": I_eff,
-        "mass": m,
-        "inertia": I,
-    }
-
-
-def _empty_report(x: Any) -> dict[str, Any]:
-    f = jnp.array(False)
-    z = jnp.zeros((), x.dtype)
-    return {
-        "touching": f, "unconverged": f, "held_by_samples": f, "support_short": f,
-        "contact_residual": z, "contact_impulse": z, "contact_push": z,
-        "contact_point": jnp.zeros(3, x.dtype), "contact_gap": jnp.array(jnp.inf, x.dtype),
-    }
+    return FreeSolve(
+        velocity=v + dt * (F - ct * v) / m_eff,
+        angular_velocity=w + dt * (tau_b + _gyro(I, w) - cr * w) / I_eff,
+        mass_eff=m_eff,
+        inertia_eff=I_eff,
+        mass=m,
+        inertia=I,
+    )
 
 
 def step(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[str, Any], state: Mapping[str, Any], bi: Mapping[str, Any], dt: Any):
-    """One step: the free solve, then (with a confinement's ``spec``) the held step. Returns ``(state, report)``."""
-    from mime.interactions._projection import advance_pose, held_step
+    """One step: the free solve, then (with a confinement's ``spec``) the held step.
 
+    Returns ``(state, report)``, the report a :class:`~mime.interactions.step.ContactReport`.
+    """
     free = free_solve(static, params, state, bi, dt)
     if spec is None:
-        x, q = advance_pose(state["position"], state["orientation"], free["velocity"], free["angular_velocity"], dt)
-        new = {"position": x, "orientation": q, "velocity": free["velocity"], "angular_velocity": free["angular_velocity"]}
-        return new, _empty_report(state["position"])
+        x, q = advance_pose(state["position"], state["orientation"], free.velocity, free.angular_velocity, dt)
+        new = {"position": x, "orientation": q, "velocity": free.velocity, "angular_velocity": free.angular_velocity}
+        return new, ContactReport.free(state["position"])
     return held_step(spec, arrays, state, free, dt)
 
 

@@ -44,18 +44,6 @@ class SettingRole(str, Enum):
     PHYSICAL = "physical"
     DESIGN = "design"
 
-    @property
-    def meaning(self) -> str:
-        """One sentence on what a setting of this role is."""
-        return _ROLE_MEANING[self]
-
-
-_ROLE_MEANING = {
-    SettingRole.NUMERICAL: "a choice of the numerical method, which a converged answer should not depend on",
-    SettingRole.PHYSICAL: "a statement about the physics being modelled",
-    SettingRole.DESIGN: "a choice of how the model is built, such as which rung runs",
-}
-
 
 class DefaultKind(str, Enum):
     """How a default is justified, and so which profiles take it.
@@ -192,11 +180,6 @@ class Setting:
     def dimension(self) -> Dimension | None:
         """The dimension from the annotation, or ``None`` for a dimensionless setting."""
         return annotation_parts(self.type)[1]
-
-    @property
-    def optional(self) -> bool:
-        """Whether ``None`` is an allowed value."""
-        return annotation_parts(self.type)[2]
 
     @property
     def required(self) -> bool:
@@ -341,11 +324,6 @@ class Rung:
     requires: tuple[Requires, ...] = ()
     builds: str = "Builds no node of its own."
     note: str = ""
-
-    @classmethod
-    def reserved(cls, name: str, note: str) -> "Rung":
-        """A rung whose name is kept for later; choosing it is refused."""
-        return cls(name=name, built=False, requires=(), builds="", note=note)
 
     def check(self, roles: Mapping[str, Any], *, where: str = "") -> None:
         """Refuse unless the bound things meet one of this rung's rows, for each role a row names."""

@@ -25,7 +25,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from mime.errors import ValidationError
-from mime.experiment import document_kind
+from mime.document_kinds import document_kind
 
 __all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface"]
 

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 import functools
 import inspect
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import Annotated, Any, Protocol
 
 import jax.numpy as jnp
 import numpy as np
@@ -23,8 +23,17 @@ from skcomplex.core.sets import FiniteSet
 from skcomplex.core.specs import ParameterSpec, RoleSpec, declared_parameters, validate_arguments
 from skcomplex.exceptions import ValidationError
 
-if TYPE_CHECKING:  # pragma: no cover
-    from skcomplex.core.system import System
+
+class SystemView(Protocol):
+    """What an interaction's ``check`` reads of a ``skcomplex.core.system.System``.
+
+    A protocol, so this module does not import ``system`` (which imports this one).
+    """
+
+    elements: Sequence[Any]
+
+    def element(self, label: str) -> Any: ...
+
 
 __all__ = ["CrossingInteraction", "Interaction"]
 
@@ -93,7 +102,7 @@ class Interaction:
             if isinstance(p.spec, ParameterSpec) and not p.spec.static
         }
 
-    def check(self, system: System) -> None:
+    def check(self, system: SystemView) -> None:
         """Check the interaction against a system; raises ``ValidationError``."""
         for role, label in self.roles().items():
             known = [e.label for e in system.elements]
@@ -159,7 +168,7 @@ class CrossingInteraction(Interaction):
         """The target's states just after the crossing (unchanged in this base class)."""
         return dict(states)
 
-    def check(self, system: System) -> None:
+    def check(self, system: SystemView) -> None:
         """Check the target exists and the guard gives one finite number at the initial state."""
         super().check(system)
         states = {k: jnp.asarray(v) for k, v in system.element(self.target).states.items()}

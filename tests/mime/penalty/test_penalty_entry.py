@@ -8,7 +8,8 @@ from mime import Contact, Experiment, ValidationError, mm
 from mime.geometry import Box, Hull, PointSet
 from mime.interactions._penalty import PenaltyPlan
 from mime.nodes import ConstantLoad, RigidInertialNode
-from mime.nodes.planar_bar import PlanarBarNode, bar_experiment, experiment_gaps
+from mime.nodes.planar_bar import PlanarBarNode
+from mime.penalty_bar import bar_experiment, experiment_gaps
 from mime.scene import Floor
 from mime.units import N_per_m, N_s_per_m, kN_per_m, um
 

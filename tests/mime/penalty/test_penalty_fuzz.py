@@ -11,7 +11,8 @@ from mime import Contact, ValidationError, mm
 from mime.geometry import PointSet
 from mime.interactions._penalty import plan_penalty
 from mime.nodes import RigidInertialNode
-from mime.nodes.planar_bar import PlanarBarNode, bar_experiment
+from mime.nodes.planar_bar import PlanarBarNode
+from mime.penalty_bar import bar_experiment
 from mime.scene import Floor
 from mime.units import N_per_m, N_s_per_m, kg, s
 

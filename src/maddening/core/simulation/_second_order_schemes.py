@@ -44,7 +44,7 @@ import jax.numpy as jnp
 from jax.flatten_util import ravel_pytree
 
 from maddening.core.node import Node, as_state_dtype
-from maddening.core.simulation.integrators import register_method
+from maddening.core.simulation._methods import register_method
 from maddening.errors import ValidationError
 
 __all__ = ["NEWTON_STEPS", "backward_euler", "central_difference", "trapezoidal"]

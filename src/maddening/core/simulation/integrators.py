@@ -25,36 +25,16 @@ Each new field is returned in the dtype of the field it replaces.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import Any
 
 import jax.numpy as jnp
 
 from maddening.core.node import Node, as_state_dtype, check_timestep
+from maddening.core.simulation._methods import METHODS, Method, register_method
 from maddening.errors import ValidationError, invalid
 
 __all__ = ["METHODS", "Method", "integrate_node", "register_method"]
-
-Method = Callable[[Node, Mapping[str, Any], Mapping[str, Any], Any, Mapping[str, Any] | None], dict]
-
-METHODS: dict[str, Method] = {}
-
-
-def register_method(name: str) -> Callable[[Method], Method]:
-    """Register a one-step scheme under ``name`` (a decorator).
-
-    Registering a name twice raises ``maddening.ValidationError``.
-    """
-    if not isinstance(name, str) or not name:
-        raise invalid("name", name, "a non-empty string")
-
-    def decorate(function: Method) -> Method:
-        if name in METHODS:
-            raise invalid("name", name, f"a method name not yet registered (taken: {sorted(METHODS)})")
-        METHODS[name] = function
-        return function
-
-    return decorate
 
 
 def integrate_node(

@@ -1,0 +1,130 @@
+"""What a page used while it ran: runs inside the page's kernel, standard library only.
+
+``specbook.execute`` loads this file into the kernel under the name ``_specbook_record``
+(not as part of the ``specbook`` package, so loading it imports nothing a page would not)
+before the first cell, and asks for :func:`report` after the last. Between the two:
+
+- an audit hook (:func:`sys.addaudithook`, event ``open``) notes every file of the project
+  the page opens for reading (data, notes, saved experiments, its own folder's files);
+- after each cell, the claims the cell made or re-made are noted with the cell's execution
+  count, so the build can anchor each claim to the cell that makes it;
+- :func:`report` adds every module file under ``src/`` in ``sys.modules``.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+
+_IGNORED_PARTS = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".hypothesis",
+                  ".ipynb_checkpoints", ".jupyter_cache"}
+_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}}
+
+
+def _under_root(path: str) -> str | None:
+    """The project-relative POSIX path of ``path`` if it is a file of the project worth keying."""
+    root = _STATE["root"]
+    if root is None:
+        return None
+    try:
+        full = os.path.abspath(os.fsdecode(path))
+    except (TypeError, ValueError):
+        return None
+    if not full.startswith(root + os.sep):
+        return None
+    rel = full[len(root) + 1:].replace(os.sep, "/")
+    parts = rel.split("/")
+    if _IGNORED_PARTS.intersection(parts) or any(p.endswith(".egg-info") for p in parts):
+        return None
+    if rel.endswith((".pyc", ".pyo")):
+        return None
+    return rel
+
+
+def _reads(mode, flags) -> bool:
+    if isinstance(mode, str):
+        return not any(c in mode for c in "wax+")
+    if isinstance(flags, int):
+        return (flags & 3) == os.O_RDONLY
+    return True
+
+
+def _hook(event: str, args: tuple) -> None:
+    if event != "open" or not args:
+        return
+    path = args[0]
+    if isinstance(path, int):  # os.fdopen / an already-open descriptor
+        return
+    mode = args[1] if len(args) > 1 else None
+    flags = args[2] if len(args) > 2 else None
+    if not _reads(mode, flags):
+        return
+    rel = _under_root(path)
+    if rel is not None:
+        _STATE["read"].add(rel)
+
+
+def _after_cell(result) -> None:
+    claims = sys.modules.get("specbook._claims")
+    if claims is None:
+        return
+    count = getattr(result, "execution_count", None)
+    current = getattr(claims, "_CLAIMS", {})
+    for key, record in current.items():
+        if _STATE["seen"].get(key) is not record:  # made (or made again) in this cell
+            _STATE["seen"][key] = record
+            _STATE["cells"][key] = count
+
+
+def start(root: str) -> None:
+    """Begin recording for the project at ``root`` (called once, before the page's first cell)."""
+    _STATE["root"] = os.path.abspath(root)
+    sys.addaudithook(_hook)  # audit hooks cannot be removed; the kernel ends with the page
+    try:
+        from IPython import get_ipython
+    except ImportError:  # pragma: no cover - always inside an IPython kernel
+        return
+    shell = get_ipython()
+    if shell is not None:
+        shell.events.register("post_run_cell", _after_cell)
+
+
+def _module_files() -> set[str]:
+    files = set()
+    for name, module in list(sys.modules.items()):
+        if name == "_specbook_record":
+            continue
+        path = getattr(module, "__file__", None)
+        if not path:
+            continue
+        rel = _under_root(path)
+        if rel is not None and rel.startswith("src/") and rel.endswith(".py"):
+            files.add(rel)
+    return files
+
+
+def _claims() -> list[dict]:
+    claims = sys.modules.get("specbook._claims")
+    if claims is None:
+        return []
+    out = []
+    for record in claims.all_claims():
+        source = record.source
+        out.append({
+            "key": record.key, "measured": record.measured, "expected": record.expected,
+            "rtol": record.rtol, "atol": record.atol, "tolerance": record.tolerance, "unit": record.unit,
+            "holds": bool(record.passed), "description": record.description,
+            "source": None if source is None else {"kind": source.kind, "ref": source.ref},
+            "cell": _STATE["cells"].get(record.key),
+        })
+    return out
+
+
+def report() -> str:
+    """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative) and ``claims``."""
+    modules = _module_files()
+    reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
+    missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}
+    return json.dumps({"modules": sorted(modules), "reads": sorted(reads), "missing": sorted(missing),
+                       "claims": _claims()})

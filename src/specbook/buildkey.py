@@ -1,0 +1,101 @@
+"""Whether the last strict build is still the build of what is on disk now.
+
+``make book`` runs Sphinx in a fresh environment every time it runs Sphinx, so no warning
+is ever hidden. When *nothing* the build reads has changed since a strict build that
+succeeded, that build's site is the answer, and Sphinx need not run again::
+
+    python -m specbook.buildkey check    # exit 0: the site in _build/html is current
+    python -m specbook.buildkey write    # after a strict build succeeded
+
+The build key covers every file under ``book/`` and ``src/`` (pages, and the code the API
+pages document), the book's configuration (``_config.yml``, ``_toc.yml``, the
+bibliography, ``pyproject.toml``), every page's execution key in the notebook cache
+(so a data file a page reads counts too), the environment record and the versions of the
+documentation stack. Any change at all, a comment in a module or a word of prose, makes
+``make book`` run the strict build again.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import json
+import os
+import sys
+from importlib import metadata
+from pathlib import Path
+
+from specbook.keys import DATA_KEY, environment_record
+
+__all__ = ["KEY_FILE", "build_key", "main"]
+
+KEY_FILE = Path("_build") / "specbook-build-key"
+"""Where, relative to the book's root, the key of the last successful strict build is kept."""
+_STACK = ("jupyter-book", "sphinx", "myst-nb", "myst-parser", "jupyter-cache", "sphinx-book-theme",
+          "pydata-sphinx-theme", "sphinxcontrib-bibtex")
+_SKIPPED = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
+
+
+def _files(root: Path):
+    for folder in ("book", "src"):
+        for path in sorted((root / folder).rglob("*")):
+            parts = path.relative_to(root).parts
+            if path.is_file() and not _SKIPPED.intersection(parts) and not any(
+                    p.endswith(".egg-info") for p in parts) and path.suffix not in {".pyc", ".pyo"}:
+                yield path
+    for name in ("_config.yml", "_toc.yml", "bibliography.bib", "pyproject.toml"):
+        if (root / name).is_file():
+            yield root / name
+
+
+def _version(name: str) -> str | None:
+    try:
+        return metadata.version(name)
+    except metadata.PackageNotFoundError:
+        return None
+
+
+def build_key(root: str | os.PathLike[str]) -> str:
+    """A SHA-256 of everything the strict build reads: sources, pages' execution keys, environment, stack."""
+    from jupyter_cache import get_cache
+
+    root = Path(root).resolve()
+    digest = hashlib.sha256()
+    for path in _files(root):
+        digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+        digest.update(hashlib.sha256(path.read_bytes()).digest())
+    records = []
+    cache = root / "_build" / ".jupyter_cache"
+    if cache.is_dir():
+        for record in get_cache(str(cache)).list_cache_records():
+            records.append((record.uri, record.hashkey, ((record.data or {}).get(DATA_KEY) or {}).get("key")))
+    extra = {"records": sorted(records), "environment": environment_record(),
+             "stack": {name: _version(name) for name in _STACK}}
+    digest.update(json.dumps(extra, sort_keys=True).encode())
+    return digest.hexdigest()
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specbook.buildkey", description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=("check", "write"))
+    parser.add_argument("--root", default=".", help="the book's root folder")
+    args = parser.parse_args(argv)
+    root = Path(args.root).resolve()
+    stored = root / KEY_FILE
+    if args.action == "write":
+        stored.parent.mkdir(parents=True, exist_ok=True)
+        stored.write_text(build_key(root) + "\n")
+        return 0
+    site = root / "_build" / "html"
+    current = (stored.is_file() and (site / "index.html").is_file() and (site / "claims.json").is_file()
+               and stored.read_text().strip() == build_key(root))
+    if current:
+        print("specbook.buildkey: nothing the build reads changed since the last strict build; "
+              "_build/html is current")
+        return 0
+    stored.unlink(missing_ok=True)
+    return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,8 +1,9 @@
 # The two commands of the quick start, and the author's loop.
 #   make book              build the whole book strictly (warnings are errors), re-running only the
 #                          pages whose execution key changed
-#   make test              unit tests + doctests + every page under nbval, then the strict build,
-#                          then the built book in a real browser (Debian's Chromium, installed if missing)
+#   make test              unit tests + doctests + every page under nbval, then the fault catalogue
+#                          (python -m specbook.faults), then the strict build, then the built book in
+#                          a real browser (Debian's Chromium, installed if missing)
 #   make page PAGE=book/x.md   run one page (if its key changed; FORCE=1 always) and name the claim that failed
 
 PYTHON  ?= python3
@@ -60,6 +61,7 @@ chromium:
 test: $(STAMP) chromium
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
+	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2
 	$(MAKE) --no-print-directory book
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 

@@ -48,6 +48,7 @@ from mime.interactions import KEPT, CentreContact, Contact
 from mime.nodes import ConstantLoad, Load, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
 from mime import experiment
 from mime.experiment import Experiment, RunRecord
+from mime import sweep  # batched runs over starts of one body, sharded over a device mesh
 
 __all__ = [
     "DocumentError",

@@ -148,6 +148,11 @@ def _run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tup
     return run_body(body, DT, steps, state0)
 
 
+def run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tuple[dict, dict]:
+    """Run ``body``, with the contact it holds if any, for ``steps`` steps of ``DT``: its states and the contact's report per step."""
+    return _run(body, steps, state0)
+
+
 def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.ndarray, spacing: float) -> np.ndarray:
     """Each pose's smallest ``distance - margin`` over a dense sampling of the hull (``spacing``), m."""
     pts, _, _ = hull.sample(spacing)

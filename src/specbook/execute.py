@@ -258,6 +258,14 @@ def _load_times(path: Path) -> dict[str, float]:
         return {}
 
 
+def _save_times(path: Path, times: dict[str, float]) -> None:
+    """Write the times atomically: shards running side by side on one checkout never see half a file."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    partial = path.with_name(f".{path.name}.{os.getpid()}")
+    partial.write_text(json.dumps(dict(sorted(times.items())), indent=1))
+    os.replace(partial, path)
+
+
 def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], environment: dict[str, Any]) -> None:
     """Cache one executed page with its use record; drop the page's older executions."""
     import nbformat
@@ -354,8 +362,7 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
                     result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}",
                               "used": {}}
                 finished(running[done], result)
-    times_path.parent.mkdir(parents=True, exist_ok=True)
-    times_path.write_text(json.dumps(dict(sorted(times.items())), indent=1))
+    _save_times(times_path, times)
     print(f"{prefix}specbook.execute{label}: {len(todo) - len(failures)} of {len(todo)} pages re-ran in "
           f"{time.perf_counter() - start:.1f} s, {len(verdicts) - len(todo)} cached", file=out, flush=True)
     for rel, error in failures:
@@ -394,8 +401,7 @@ def merge_caches(root: str | os.PathLike[str], sources: list[str | os.PathLike[s
                 times[record.uri] = round(float(use["seconds"]), 2)
             copied += 1
             print(f"{record.uri}: merged from {folder}", file=out, flush=True)
-    (root / TIMES).parent.mkdir(parents=True, exist_ok=True)
-    (root / TIMES).write_text(json.dumps(dict(sorted(times.items())), indent=1))
+    _save_times(root / TIMES, times)
     return copied
 
 

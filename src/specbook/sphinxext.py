@@ -322,15 +322,18 @@ def _render_claims(app, doctree: nodes.document, docname: str) -> None:
             continue
         title = env.titles[doc].astext() if doc in env.titles else doc
         uri = app.builder.get_relative_uri(docname, doc)
+        count = len(page["claims"])
         holding = sum(bool(c.get("holds")) for c in page["claims"])
         head = nodes.paragraph(classes=["specbook-claims-page"])
         head += nodes.strong("", "", nodes.reference("", title, internal=True, refuri=uri))
-        head += nodes.Text(f" ({page['page']}): {len(page['claims'])} claims, {holding} holding")
+        verdict = ("it holds" if holding else "it fails") if count == 1 else (
+            "all hold" if holding == count else f"{holding} hold")
+        head += nodes.Text(f" ({page['page']}): {count} claim{'s' if count != 1 else ''}, {verdict}")
         content.append(head)
-        table = nodes.table(classes=["specbook-claims"])
-        group = nodes.tgroup(cols=6)
+        table = nodes.table(classes=["specbook-claims", "colwidths-given"])
+        group = nodes.tgroup(cols=5)
         table += group
-        for width in (3, 2, 2, 2, 1, 4):
+        for width in (26, 15, 21, 9, 29):
             group += nodes.colspec(colwidth=width)
         thead, tbody = nodes.thead(), nodes.tbody()
         group += thead
@@ -347,7 +350,7 @@ def _render_claims(app, doctree: nodes.document, docname: str) -> None:
                 r += entry
             parent += r
 
-        row(["Claim", "Expected", "Measured", "Tolerance", "Holds", "Source of the expected value"], thead)
+        row(["Claim", "Measured", "Expected (tolerance)", "Holds", "Source of the expected value"], thead)
         for claim in page["claims"]:
             where = nodes.reference("", "", nodes.literal("", claim["key"]), internal=True,
                                     refuri=f"{uri}#{claim['anchor']}" if claim.get("anchor") else uri)
@@ -365,11 +368,18 @@ def _render_claims(app, doctree: nodes.document, docname: str) -> None:
                 source_cell = [nodes.Text(f"{label}: "), ref_node]
             else:
                 source_cell = ["not stated"]
-            row([[where], expected, measured, claim.get("tolerance", ""), "✓" if claim.get("holds") else "✗",
-                 source_cell], tbody)
+            if not claim.get("description"):
+                expected = f"{expected} ({claim.get('tolerance') or 'exact'})"
+            row([[where], measured, expected, "✓" if claim.get("holds") else "✗", source_cell], tbody)
         content.append(table)
     if not content:
         content = [nodes.paragraph("", "No page has recorded claims in this build.")]
+    else:  # long claim names and dotted sources wrap inside their column instead of running off the page
+        content.insert(0, nodes.raw("", "<style>table.specbook-claims{table-layout:fixed;width:100%}"
+                                        "table.specbook-claims td{overflow-wrap:anywhere}"
+                                        "table.specbook-claims code,table.specbook-claims span.pre"
+                                        "{white-space:normal;overflow-wrap:anywhere}</style>",
+                                    format="html"))
     for placeholder in placeholders:
         placeholder.replace_self([node.deepcopy() for node in content])
 

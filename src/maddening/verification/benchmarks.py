@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 
 from maddening.errors import invalid
 
-__all__ = ["Benchmark", "all_benchmarks", "get", "register"]
+__all__ = ["Benchmark", "all_benchmarks", "get", "half_unit_of_last_digit", "register"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +41,29 @@ class Benchmark:
     reference: Mapping[str, float] = field(default_factory=dict)
     source: str = ""
     measure: Callable[[], float] | None = field(default=None, compare=False, repr=False)
+
+    def reference_tolerance(self, name: str) -> float:
+        """How far a live value may lie from ``reference[name]`` and still round to it as printed.
+
+        >>> get("MADD-VER-010").reference_tolerance("observed_order_finest")
+        0.0005
+        """
+        if name not in self.reference:
+            raise invalid("name", name, f"one of {sorted(self.reference)}", where=f"{self.id}.reference_tolerance")
+        return half_unit_of_last_digit(self.reference[name])
+
+
+def half_unit_of_last_digit(value: float) -> float:
+    """Half a unit in the last decimal digit of ``value`` as Python prints it (its shortest repr).
+
+    A figure stated as ``1.002`` stands for anything in ``[1.0015, 1.0025]``.
+
+    >>> half_unit_of_last_digit(1.002), half_unit_of_last_digit(3.0), half_unit_of_last_digit(12)
+    (0.0005, 0.05, 0.5)
+    """
+    text = repr(float(value))
+    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
+    return 0.5 * 10.0 ** (-decimals)
 
 
 _REGISTRY: dict[str, Benchmark] = {}

@@ -46,7 +46,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping
+from typing import Any, Mapping, NamedTuple
 
 import jax
 import jax.numpy as jnp
@@ -459,6 +459,21 @@ jax.tree_util.register_pytree_node(
 )
 
 
+class Projected(NamedTuple):
+    """The projection's state after the step, carried through its iterations.
+
+    ``position`` (m) and ``orientation`` the pose so far; ``push`` the multipliers
+    ``mu_i`` summed over the iterations (kg m); ``projected`` whether any iteration
+    moved the pose; ``points`` the second pass's points, searched again as the pose turns.
+    """
+
+    position: Any
+    orientation: Any
+    push: Any
+    projected: Any
+    points: Any
+
+
 def rows_at(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any, point: Any, masks: Any) -> tuple[Any, Any, Any]:
     """``(normal, gap, lever)`` of body-frame points at the pose ``(x, q)``; ``masks`` (k, 3) multiply the lever."""
     R = rotation.matrix(q)
@@ -632,7 +647,7 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
 
     refine = 1 if spec.surface.flat else REFINE
 
-    def project(_, carry):
+    def project(_, carry: Projected) -> Projected:
         xx, qq, mu_sum, any_projected, pB = carry
         # the second pass's support points follow the body's own deepest point as the projection turns it
         pB = refine_points(spec, xx, qq, B, pB, refine)
@@ -643,11 +658,11 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         go = past & jnp.any(mu > 0)
         xp = xx + (n2.T @ mu) * inv_m
         qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
-        return (jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go, pB)
+        return Projected(jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go, pB)
 
     k2 = masksAB.shape[0]
     x2, q2, mu, projected, pB = jax.lax.fori_loop(
-        0, PROJECTION_ITERATIONS, project, (x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False), B.point)
+        0, PROJECTION_ITERATIONS, project, Projected(x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False), B.point)
     )
     n2, g2, l2 = rows(x2, q2, pB)
     K2 = _gram(n2, l2, inv_m, inv_I)

@@ -375,7 +375,7 @@ class RigidInertialNode(Node):
         if not (hasattr(confinement, "spec") and hasattr(confinement, "jax_arrays")):
             raise ValidationError(
                 f"RigidInertialNode {self.name!r}: confinement = {confinement!r} is not allowed; expected what "
-                f"Contact.plan builds (mime.interactions._projection.Confinement)"
+                f"Contact.plan builds (mime.interactions.Confinement)"
             )
         self.confinement = confinement
 

@@ -26,6 +26,7 @@ from jax import lax
 
 from skcomplex.core.interactions import CrossingInteraction
 from skcomplex.core.system import System
+from skcomplex.engine._sharding import check_mesh, sharded_batched_step
 from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
 from skcomplex.engine.trajectory import Event, Trajectory
@@ -200,7 +201,7 @@ class Simulation:
     # ------------------------------------------------------------ pure functions
 
     def step_function(self, *, differentiable: bool = True, record: bool = False, batched: bool = False,
-                      capacity: int | None = None):
+                      capacity: int | None = None, mesh: Any = None):
         """The pure step ``step(state, params, dt) -> (state, info)``, not jitted.
 
         With ``differentiable=True`` the event loop has a fixed trip count
@@ -223,10 +224,22 @@ class Simulation:
         ``capacity`` points (default: ``ceil(n / 32)``; more busy points than
         that take several rounds of the buffer).
 
+        With ``mesh`` (a ``jax.sharding.Mesh``, which needs ``batched=True``) the
+        batch axis is split over the mesh's devices: each device runs the
+        batched step on its share, compacting its own busy points (``capacity``
+        is then per device, default ``ceil(n / devices / 32)``), and the results
+        are bitwise those without a mesh. A batch that does not divide by the
+        device count is padded with its last point and unpadded at every call,
+        so a rollout under ``lax.scan`` is cheapest with a batch that divides by
+        the device count (it needs no padding). Across hosts the call is the same:
+        ``jax.distributed.initialize()`` in every process, a mesh over
+        ``jax.devices()``, and the states as global ``jax.Array`` s.
+
         Raises:
             skcomplex.exceptions.ValidationError: ``batched=True`` with
-                ``differentiable=True``, or a ``capacity`` that is not an int >= 1
-                (or one given without ``batched=True``).
+                ``differentiable=True``, a ``capacity`` that is not an int >= 1
+                (or one given without ``batched=True``), or a ``mesh`` that is
+                not a ``jax.sharding.Mesh`` (or one given without ``batched=True``).
         """
         for name, value in (("differentiable", differentiable), ("record", record), ("batched", batched)):
             if not isinstance(value, bool):
@@ -243,9 +256,15 @@ class Simulation:
             raise ValidationError(
                 "Simulation.step_function: batched=True needs differentiable=False (the batched step is a "
                 "while-loop; for reverse-mode gradients, jax.vmap the differentiable step), got differentiable=True")
+        check_mesh(mesh, "Simulation.step_function")
+        if mesh is not None and not batched:
+            raise ValidationError(
+                f"Simulation.step_function: mesh={mesh!r} splits the batch axis of the batched step; "
+                "pass batched=True with it")
         options = StepOptions(self.max_events, self.subdivisions, self.iterations, differentiable, record, capacity)
         if batched:
-            return build_batched_step(self.system, options)
+            step = build_batched_step(self.system, options)
+            return step if mesh is None else sharded_batched_step(step, mesh)
         return build_step(self.system, options)
 
     def final_state(self, params: Any = None, state: Any = None, *, steps: int) -> Any:

@@ -1,0 +1,393 @@
+"""Many starts of one body against one surface, stepped together: the contact's guarantee at scale.
+
+``run_sweep(body, starts, dt=..., steps=...)`` runs a built body (a
+``RigidInertialNode``, its contact attached by ``Experiment.build``) from ``n``
+starting states at once (``starts``: the body's state fields, each with a
+leading batch axis: poses, orientations and speeds), ``steps`` steps each, under
+one ``jax.jit`` of a ``vmap`` of the body's step rolled by ``lax.scan``. With
+``mesh=`` (a ``jax.sharding.Mesh``) the batch axis is split over the mesh's
+devices (``maddening.core.simulation.sharding.map_batch``): the results are
+equal bit for bit to the unsharded run's, and a batch that does not divide by
+the device count is padded and unpadded. Across hosts the call is the same
+after ``jax.distributed.initialize()``, with a mesh over ``jax.devices()`` and
+the starts as global ``jax.Array`` s.
+
+Each run is reduced, step by step, to what the contact promises
+(:class:`SweepResult`):
+
+- *the margin*: after every step, the smallest ``distance - margin`` over the
+  body's hull, measured without the contact's code. Against a flat surface of
+  normal ``n`` the hull's deepest point lies ``h(-R^T n)`` below its centre,
+  ``h`` the hull's support function, written here in closed form for each kind
+  (``r`` for a ball; ``sqrt((a d_1)^2 + (b d_2)^2 + (c d_3)^2)`` for an ellipsoid;
+  ``r |d_xy| + (L/2) |d_3|`` for a cylinder; ``r + (L/2) |d_3|`` for a capsule;
+  ``(x |d_1| + y |d_2| + z |d_3|) / 2`` for a box; the largest ``v . d`` over a
+  mesh's vertices or a point set's points). A screw has no closed form: it is
+  measured at a dense sampling of its surface (``measure_spacing``), which can
+  miss a violation smaller than that sampling's shortfall. Against a curved
+  surface every kind is measured at the dense sampling.
+- *held points stop moving in*: on every step the contact touches, the held
+  point that started the step deepest (``contact_point``, with its gap
+  ``contact_gap``) must leave it with an outward speed
+  ``u = n . (v' + R (w' x p))`` of at least ``-max(gap, 0) / dt`` (it may close
+  its gap within the step and no more); ``inward`` is by how much it falls short,
+  m/s.
+
+``margin_sweep(kind, n)`` is the sweep of the contact's page, of
+``bench/contact_sweep.py`` and of ``tests/sharding``: every hull kind of
+``sweep_kinds()`` pressed on to the floor from random starts.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Mapping
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
+from mime.errors import ValidationError
+from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, rotation
+from mime.nodes import RigidInertialNode
+
+__all__ = ["SweepResult", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds", "STATE_FIELDS"]
+
+STATE_FIELDS = ("position", "orientation", "velocity", "angular_velocity")
+"""The fields of a start (each with a leading batch axis): m, unit quaternion, m/s, rad/s (body frame)."""
+
+
+@dataclass(frozen=True)
+class SweepResult:
+    """What a sweep measured, one entry per start (NumPy arrays with the batch axis first).
+
+    Attributes:
+        final: The states after the last step, ``{field: (n, ...)}``.
+        worst_gap: The smallest ``distance - margin`` over the hull after any step, m
+            (negative: a point ended past the margin).
+        worst_inward: The most a held point's outward speed fell short of
+            ``-max(gap, 0) / dt`` on a touching step, m/s (0 where none did).
+        touching: Steps on which the contact acted.
+        unconverged: Steps flagged ``unconverged``.
+        held_by_samples: Steps flagged ``held_by_samples``.
+        support_short: Steps flagged ``support_short``.
+        start_gap: The smallest ``distance - margin`` over the hull at the start, m.
+    """
+
+    final: dict[str, np.ndarray]
+    worst_gap: np.ndarray
+    worst_inward: np.ndarray
+    touching: np.ndarray
+    unconverged: np.ndarray
+    held_by_samples: np.ndarray
+    support_short: np.ndarray
+    start_gap: np.ndarray
+
+    @property
+    def size(self) -> int:
+        """How many starts."""
+        return int(self.worst_gap.shape[0])
+
+
+# ---------------------------------------------------------------------------------------
+# the hull's depth below its centre, measured without the contact's code
+# ---------------------------------------------------------------------------------------
+def _kind_depth(geometry: Any, d: Any, measure_spacing: float) -> Any:
+    """``max_{p in kind} p . d`` for a unit body-frame direction ``d`` (part frame), m."""
+    g = geometry
+    if isinstance(g, Sphere):
+        return jnp.asarray(g.radius, d.dtype)
+    if isinstance(g, Ellipsoid):
+        return jnp.sqrt((g.a * d[0]) ** 2 + (g.b * d[1]) ** 2 + (g.c * d[2]) ** 2)
+    if isinstance(g, Cylinder):
+        return g.radius * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + 0.5 * g.length * jnp.abs(d[2])
+    if isinstance(g, Capsule):
+        return g.radius + 0.5 * g.length * jnp.abs(d[2])
+    if isinstance(g, Box):
+        return 0.5 * (g.x * jnp.abs(d[0]) + g.y * jnp.abs(d[1]) + g.z * jnp.abs(d[2]))
+    if isinstance(g, Mesh):
+        return jnp.max(jnp.asarray(g.vertices, d.dtype) @ d)
+    if isinstance(g, PointSet):
+        return jnp.max(jnp.asarray(g.points, d.dtype) @ d)
+    points, _ = g.sample(measure_spacing)  # the screw, and any kind with no closed form: dense samples
+    return jnp.max(jnp.asarray(points, d.dtype) @ d)
+
+
+def _kind_depth_is_sampled(geometry: Any) -> bool:
+    return not isinstance(geometry, (Sphere, Ellipsoid, Cylinder, Capsule, Box, Mesh, PointSet))
+
+
+def hull_depth(hull: Hull, direction: Any, measure_spacing: float) -> Any:
+    """How far the hull reaches from the body's centre along the unit body-frame ``direction``, m.
+
+    The support function ``h(d) = max_{p in hull} p . d``, over every part placed
+    in the body frame, in closed form where the kind has one; a body with no
+    parts reaches its declared extent.
+    """
+    d = jnp.asarray(direction)
+    if not hull.has_hull:
+        return jnp.asarray(hull.extent, d.dtype)
+    reaches = []
+    for part in hull.parts:
+        Rp = jnp.asarray(np.asarray(rotation.matrix(np.asarray(part.orientation))), d.dtype)
+        reaches.append(jnp.asarray(part.position, d.dtype) @ d + _kind_depth(part.geometry, Rp.T @ d, measure_spacing))
+    return reaches[0] if len(reaches) == 1 else jnp.max(jnp.stack(reaches))
+
+
+def _gap_measure(hull: Hull, surface: Any, margin: float, measure_spacing: float):
+    """``gap(x, q)``: the smallest ``distance - margin`` over the hull at the pose ``(x, q)``, m."""
+    if getattr(surface, "flat", False) or not hull.has_hull:
+        def flat(x: Any, q: Any) -> Any:
+            phi, n = surface.distance_and_normal(x)
+            if not hull.has_hull and not getattr(surface, "flat", False):
+                return phi - hull.extent - margin  # a ball of the extent: its centre's distance less it
+            return phi - hull_depth(hull, -(rotation.matrix(q).T @ n), measure_spacing) - margin
+
+        return flat
+    points, _, _ = hull.sample(measure_spacing)
+
+    def curved(x: Any, q: Any) -> Any:
+        P = jnp.asarray(points, x.dtype)
+        phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
+        return jnp.min(phi) - margin
+
+    return curved
+
+
+# ---------------------------------------------------------------------------------------
+# the sweep
+# ---------------------------------------------------------------------------------------
+def _check_body(body: Any) -> Any:
+    if not isinstance(body, RigidInertialNode):
+        raise ValidationError(f"run_sweep: body = {body!r} is not allowed; expected a mime.nodes.RigidInertialNode")
+    confinement = body.confinement
+    if confinement is None or getattr(confinement, "margin", None) is None:
+        raise ValidationError(
+            f"run_sweep: body = {body!r} is not allowed: it holds no contact; expected a body whose experiment "
+            f"attached a Contact and was built (Experiment.build)")
+    return confinement
+
+
+def _check_starts(starts: Any) -> dict[str, Any]:
+    allowed = f"a mapping with exactly the fields {list(STATE_FIELDS)}, each with a leading batch axis"
+    if not isinstance(starts, Mapping) or set(starts) != set(STATE_FIELDS):
+        shown = sorted(starts) if isinstance(starts, Mapping) else starts
+        raise ValidationError(f"run_sweep: starts = {shown!r} is not allowed; expected {allowed}")
+    out = {k: jnp.asarray(starts[k], dtype=jnp.float64) for k in STATE_FIELDS}
+    batch_size(out, argument="starts", where="run_sweep", error=ValidationError)
+    for k, width in zip(STATE_FIELDS, (3, 4, 3, 3)):
+        if out[k].ndim != 2 or out[k].shape[1] != width:
+            raise ValidationError(
+                f"run_sweep: starts[{k!r}] of shape {out[k].shape} is not allowed; expected shape (n, {width})")
+    if not all(bool(jnp.all(jnp.isfinite(v))) for v in out.values()):
+        raise ValidationError("run_sweep: starts = <arrays with a non-finite entry> is not allowed; expected finite values")
+    return out
+
+
+def run_sweep(body: RigidInertialNode, starts: Mapping[str, Any], *, dt: float, steps: int, mesh: Any = None,
+              measure_spacing: float | None = None) -> SweepResult:
+    """Run ``body`` from every start for ``steps`` steps of ``dt`` s and measure the contact's guarantee.
+
+    Args:
+        body: A ``RigidInertialNode`` whose contact is attached and built.
+        starts: ``{position, orientation, velocity, angular_velocity}``, each ``(n, 3)``
+            or ``(n, 4)`` (see ``STATE_FIELDS``), in float64.
+        dt: The step, s (finite, > 0).
+        steps: How many steps (an int >= 1).
+        mesh: ``None`` (one device) or a ``jax.sharding.Mesh`` whose devices share the starts.
+        measure_spacing: The dense sampling (m) of kinds measured at samples
+            (default: a quarter of the margin).
+
+    Returns:
+        A :class:`SweepResult`, equal bit for bit with and without a mesh.
+
+    Raises:
+        mime.errors.ValidationError: naming the argument, the value and what is allowed.
+    """
+    confinement = _check_body(body)
+    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
+        raise ValidationError(f"run_sweep: dt = {dt!r} is not allowed; expected a finite time step > 0 (s)")
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
+        raise ValidationError(f"run_sweep: steps = {steps!r} is not allowed; expected a whole number of at least 1")
+    check_mesh(mesh, where="run_sweep", error=ValidationError)
+    margin = float(confinement.margin)
+    if measure_spacing is None:
+        measure_spacing = margin / 4
+    if isinstance(measure_spacing, bool) or not isinstance(measure_spacing, (int, float)) or not (
+            math.isfinite(measure_spacing) and measure_spacing > 0):
+        raise ValidationError(
+            f"run_sweep: measure_spacing = {measure_spacing!r} is not allowed; expected a positive length in metres")
+    with jax.enable_x64(True):
+        states = _check_starts(starts)
+        inputs = body.step_inputs()
+        measure = _Measure(body.hull, confinement.surface, margin, float(measure_spacing))
+        out = _sweep(inputs.static, inputs.spec, measure, int(steps), mesh, inputs.params, inputs.arrays, states,
+                     jnp.asarray(float(dt)))
+        out = jax.tree_util.tree_map(np.asarray, out)
+    final, summary = out
+    return SweepResult(final=final, **summary)
+
+
+@dataclass(frozen=True)
+class _Measure:
+    """The static, hashable description of the gap measure (a key of the compiled sweep)."""
+
+    hull: Any
+    surface: Any
+    margin: float
+    spacing: float
+
+    def _key(self) -> tuple:
+        hull = self.hull
+        shape = tuple((p.geometry, p.position, p.orientation) for p in hull.parts) if hull.has_hull else hull.extent
+        return (shape, self.surface, self.margin, self.spacing)
+
+    def __hash__(self) -> int:
+        return hash(self._key())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Measure) and other._key() == self._key()
+
+
+@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
+def _sweep(static: tuple, spec: Any, measure: _Measure, steps: int, mesh: Any, params: Any, arrays: Any,
+           states: Any, dt: Any):
+    from mime.nodes.rigid import step
+
+    gap_of = _gap_measure(measure.hull, measure.surface, measure.margin, measure.spacing)
+    surface = measure.surface
+
+    def one(state: dict, params: Any, arrays: Any, dt: Any):
+        def body(carry, k):
+            state, worst = carry
+            new, report = step(static, spec, params, arrays, state, {"time": k * dt}, dt)
+            gap = gap_of(new["position"], new["orientation"])
+            # the held point that started the step deepest: its outward speed with the new twist
+            p = report.contact_point
+            R = rotation.matrix(state["orientation"])
+            _, n = surface.distance_and_normal(state["position"] + R @ p)
+            u = n @ (new["velocity"] + R @ jnp.cross(new["angular_velocity"], p))
+            floor = -jnp.maximum(report.contact_gap, 0.0) / dt
+            inward = jnp.where(report.touching & jnp.isfinite(report.contact_gap), jnp.maximum(floor - u, 0.0), 0.0)
+            worst = {
+                "worst_gap": jnp.minimum(worst["worst_gap"], gap),
+                "worst_inward": jnp.maximum(worst["worst_inward"], inward),
+                "touching": worst["touching"] + report.touching,
+                "unconverged": worst["unconverged"] + report.unconverged,
+                "held_by_samples": worst["held_by_samples"] + report.held_by_samples,
+                "support_short": worst["support_short"] + report.support_short,
+                "start_gap": worst["start_gap"],
+            }
+            return (new, worst), None
+
+        x0 = state["position"]
+        zero = jnp.zeros((), jnp.int32)
+        start_gap = gap_of(x0, state["orientation"])
+        worst0 = {"worst_gap": jnp.asarray(jnp.inf, x0.dtype), "worst_inward": jnp.zeros((), x0.dtype),
+                  "touching": zero, "unconverged": zero, "held_by_samples": zero, "support_short": zero,
+                  "start_gap": start_gap}
+        (final, worst), _ = jax.lax.scan(body, (state, worst0), jnp.arange(steps, dtype=dt.dtype))
+        return final, worst
+
+    def local(batch: Any, params: Any, arrays: Any, dt: Any):
+        return jax.vmap(one, in_axes=(0, None, None, None))(batch, params, arrays, dt)
+
+    return map_batch(local, states, params, arrays, dt, mesh=mesh)
+
+
+# ---------------------------------------------------------------------------------------
+# random starts
+# ---------------------------------------------------------------------------------------
+def random_starts(body: RigidInertialNode, n: int, *, seed: int, clearance: float, speed: float, spin: float) -> dict:
+    """``n`` random admissible starts of ``body`` above its (flat) contact surface, as NumPy float64.
+
+    Orientations are uniform on the rotations (normalised Gaussian quaternions);
+    each pose is lifted so that the hull's deepest point lies between the margin
+    and ``margin + clearance`` (m) from the surface; velocities are uniform in a
+    ball of radius ``speed`` (m/s), angular velocities in a ball of ``spin`` (rad/s).
+    Positions spread across the surface within a few hull sizes.
+    """
+    confinement = _check_body(body)
+    surface = confinement.surface
+    if not getattr(surface, "flat", False):
+        raise ValidationError(f"random_starts: body's surface = {surface!r} is not allowed; expected a flat surface")
+    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
+        raise ValidationError(f"random_starts: n = {n!r} is not allowed; expected a whole number of at least 1")
+    rng = np.random.default_rng(seed)
+    q = rng.normal(size=(n, 4))
+    q /= np.linalg.norm(q, axis=1, keepdims=True)
+
+    def ball(radius: float) -> np.ndarray:
+        v = rng.normal(size=(n, 3))
+        v /= np.linalg.norm(v, axis=1, keepdims=True)
+        return v * radius * rng.uniform(size=(n, 1)) ** (1.0 / 3.0)
+
+    with jax.enable_x64(True):
+        normal = np.asarray(surface.normal_vector)
+        point = np.asarray(surface.point)
+        spacing = confinement.margin / 4
+        depth = np.asarray(jax.vmap(lambda qq: hull_depth(body.hull, -(rotation.matrix(qq).T @ jnp.asarray(normal)), spacing))(
+            jnp.asarray(q)))
+    if any(_kind_depth_is_sampled(p.geometry) for p in body.hull.parts):
+        depth = depth + spacing  # a dense sampling reaches short of the surface: start clear of that
+    size = body.hull.size if body.hull.has_hull else 2 * body.hull.extent
+    along = rng.uniform(-2 * size, 2 * size, size=(n, 3))
+    along -= (along @ normal)[:, None] * normal
+    height = depth + confinement.margin + clearance * rng.uniform(size=n)
+    position = point + along + height[:, None] * normal
+    return {"position": position, "orientation": q, "velocity": ball(speed), "angular_velocity": ball(spin)}
+
+
+# ---------------------------------------------------------------------------------------
+# the margin sweep of the contact's page and bench: every hull kind on the floor
+# ---------------------------------------------------------------------------------------
+SWEEP_STEPS = 10
+"""Steps of each start in the margin sweep (enough for a start at the margin's edge to land and be held)."""
+SWEEP_CLEARANCE = 1e-4
+"""How far above the margin a start's deepest point may begin, m (up to one margin)."""
+SWEEP_SPEED = 0.1
+"""The largest starting speed, m/s: a start this fast closes its clearance in one step."""
+SWEEP_SPIN = 60.0
+"""The largest starting spin, rad/s: about 3.4 degrees a step, so a millimetre hull's end moves about 0.06 mm."""
+SWEEP_PUSH = 2e-5
+"""The steady push into the floor, N (twice the weight of the 1 mg bodies' drop in the contact's demos)."""
+
+
+def sweep_kinds() -> dict[str, Any]:
+    """The hull kinds of the sweep, by name: the contact page's shapes, each about a millimetre across."""
+    from mime import demos
+
+    return {
+        "sphere": Sphere(4e-4),
+        "ellipsoid": demos.ELLIPSOID,
+        "cylinder": demos.SPIN_CYLINDER,
+        "capsule": demos.LONG_CAPSULE,
+        "screw": demos.SPIN_SCREW,
+        "box": Box(6e-4, 4e-4, 3e-4),
+        "mesh": demos.SPIN_MESH,
+        "no hull": Hull(extent=4e-4),
+    }
+
+
+def margin_sweep(kind: str, n: int, *, seed: int = 0, steps: int = SWEEP_STEPS, mesh: Any = None) -> SweepResult:
+    """The contact's guarantee over ``n`` random starts of one hull kind pressed on to the floor.
+
+    A 1 mg body of the kind (``sweep_kinds()``), pushed into the floor by
+    ``SWEEP_PUSH``, held by ``Contact.Projection(margin=mm(0.1))``, starts at
+    random orientations, positions, speeds and spins (``random_starts`` with
+    ``SWEEP_CLEARANCE``, ``SWEEP_SPEED``, ``SWEEP_SPIN``) and runs ``steps`` steps
+    of the demos' ``DT``.
+    """
+    from mime import demos
+    from mime.nodes import ConstantLoad
+
+    kinds = sweep_kinds()
+    if kind not in kinds:
+        raise ValidationError(f"margin_sweep: kind = {kind!r} is not allowed; expected one of {sorted(kinds)}")
+    body = demos.make_body(kinds[kind], mass=1e-6, name=kind.replace(" ", "_"), force=ConstantLoad((0.0, 0.0, -SWEEP_PUSH)))
+    demos.attach(body, demos.FLOOR.surface)
+    starts = random_starts(body, n, seed=seed, clearance=SWEEP_CLEARANCE, speed=SWEEP_SPEED, spin=SWEEP_SPIN)
+    return run_sweep(body, starts, dt=demos.DT, steps=steps, mesh=mesh)

@@ -15,16 +15,23 @@ from specbook._claims import (
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
+from specbook._figures import COLUMN_PX, PROSE_MIN_PX, FigureTooSmall, figure, smallest_font_pt
+from specbook._defects import KnownDefects, anomaly_label, known_defects
 from specbook._diff import diff_ledgers
 from specbook.keys import environment_record
 from specbook.ledger import read_ledger
 
 __all__ = [
+    "COLUMN_PX",
     "Claim",
     "ClaimError",
+    "FigureTooSmall",
+    "KnownDefects",
+    "PROSE_MIN_PX",
     "Source",
     "Table",
     "all_claims",
+    "anomaly_label",
     "as_float",
     "check",
     "claim",
@@ -34,13 +41,16 @@ __all__ = [
     "diff_ledgers",
     "environment_record",
     "failed_claim",
+    "figure",
     "forget",
     "glue",
     "independent",
+    "known_defects",
     "mapping_table",
     "read_ledger",
     "reset_claims",
     "resolve",
     "seed_figure",
+    "smallest_font_pt",
     "table",
 ]

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from specbook._glue import _glue_raw, as_float
+from specbook._quiet import HOLDS, Measured
 
 __all__ = [
     "Claim", "ClaimError", "Source", "all_claims", "check", "claim", "closed_form", "declared",
@@ -214,7 +215,7 @@ def claim(
             f" (tolerance {record.tolerance}): off by {diff:.3g}, allowed {allowed:.3g}",
             key,
         )
-    return m
+    return Measured(m)  # a float that a cell ending with this claim does not display
 
 
 def check(key: str, condition: Any, description: str, *, source: Source | None = None) -> bool:
@@ -238,7 +239,7 @@ def check(key: str, condition: Any, description: str, *, source: Source | None =
     _glue_raw(key, "holds" if ok else "fails")
     if not ok:
         raise ClaimError(f"claim {key!r} failed: {description} does not hold", key)
-    return True
+    return HOLDS  # equal to True; a cell ending with this check does not display it
 
 
 ClaimError.__module__ = "specbook"

@@ -6,6 +6,8 @@ import dataclasses
 import importlib
 import json
 import math
+import numbers
+import re
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
@@ -19,20 +21,61 @@ Column = str | tuple[str, str | Callable[[Any], Any]]
 
 
 class Table:
-    """A rendered table: its header, its cells as text, and its Markdown.
+    """A rendered table: its header, its cells as text, and the MyST that displays it.
 
-    A page displays it (Jupyter shows its Markdown); a test or a claim compares
-    two tables with ``==``, which compares header and cells.
+    A page displays it (Jupyter shows :attr:`markdown`, a MyST ``list-table``
+    directive, which the book renders as a real HTML table whatever the cells hold:
+    an absolute value ``|x|`` in a header cannot break it). A test or a claim
+    compares two tables with ``==``, which compares header and cells.
+
+    ``widths`` gives the columns' relative widths (the book's CSS lets every cell
+    wrap, long code names included, so a table fits the text column); ``None``
+    leaves them to the browser. ``classes`` are extra CSS classes of the table.
+    Cells hold text with ``|`` escaped as ``\\|`` (so :attr:`pipe` can use them as
+    they are); the header holds plain text.
     """
 
-    def __init__(self, header: Sequence[str], cells: Sequence[Sequence[str]]) -> None:
+    def __init__(
+        self,
+        header: Sequence[str],
+        cells: Sequence[Sequence[str]],
+        *,
+        widths: Sequence[int] | None = None,
+        classes: Sequence[str] = (),
+    ) -> None:
         self.header = tuple(header)
         self.cells = tuple(tuple(row) for row in cells)
+        for number, row in enumerate(self.cells):
+            if len(row) != len(self.header):
+                raise ValueError(
+                    f"row {number} has {len(row)} cells for {len(self.header)} columns: {row!r}"
+                )
+        if widths is not None:
+            widths = tuple(int(w) for w in widths)
+            if len(widths) != len(self.header) or any(w <= 0 for w in widths):
+                raise ValueError(
+                    f"widths must be {len(self.header)} positive integers, one per column, got {widths!r}"
+                )
+        self.widths = widths
+        self.classes = tuple(classes)
 
     @property
     def markdown(self) -> str:
-        """The table as GitHub/MyST pipe-table Markdown."""
-        lines = ["| " + " | ".join(self.header) + " |", "|" + "---|" * len(self.header)]
+        """The table as a MyST ``list-table`` directive: what the book renders."""
+        classes = " ".join(("specbook-table", *self.classes))
+        widths = " ".join(str(w) for w in self.widths) if self.widths else "auto"
+        lines = ["```{list-table}", ":header-rows: 1", f":class: {classes}", f":widths: {widths}", ""]
+        for row in (self.header, *(tuple(_unescape(c) for c in r) for r in self.cells)):
+            for index, text in enumerate(row):
+                lines.append(("* - " if index == 0 else "  - ") + _block_safe(text))
+        lines.append("```")
+        return "\n".join(lines) + "\n"
+
+    @property
+    def pipe(self) -> str:
+        """The table as GitHub/MyST pipe-table Markdown (header pipes escaped too)."""
+        header = [text.replace("|", "\\|") for text in self.header]
+        lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(self.header)]
         lines += ["| " + " | ".join(row) + " |" for row in self.cells]
         return "\n".join(lines) + "\n"
 
@@ -40,7 +83,7 @@ class Table:
         return self.markdown
 
     def __repr__(self) -> str:
-        return self.markdown
+        return self.pipe
 
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, Table):
@@ -54,14 +97,41 @@ class Table:
         return len(self.cells)
 
 
+def _unescape(text: str) -> str:
+    """A cell's text as inline MyST: the pipe-table escape ``\\|`` undone."""
+    return text.replace("\\|", "|")
+
+
+# Text that Markdown would read as a block (heading, list, quote, rule, fence, target) when it
+# opens a list-table cell; a backslash before its first character keeps it inline text.
+_BLOCK_START = re.compile(r"^(#|>|[-+*](\s|$)|\d+[.)](\s|$)|=+\s*$|`{3}|~{3}|:{3}|\(.*\)=\s*$)")
+
+
+def _block_safe(text: str) -> str:
+    """One line of inline MyST for a list-table cell (``—`` for an empty cell)."""
+    text = " ".join(text.split())
+    if not text:
+        return "—"
+    start = _BLOCK_START.match(text)
+    if not start:
+        return text
+    if text[0].isdigit():  # "1. text": escape the delimiter, since a backslash before a digit shows
+        at = len(start.group(0).rstrip())
+        return text[: at - 1] + "\\" + text[at - 1:]
+    return "\\" + text
+
+
 def _cell(value: Any) -> str:
     """Format one value as the text of a table cell."""
     if value is None:
         text = "—"
     elif isinstance(value, bool):
         text = "yes" if value else "no"
-    elif isinstance(value, float):
+    elif isinstance(value, float) or (isinstance(value, numbers.Real) and not isinstance(value, numbers.Integral)):
+        value = float(value)
         text = "—" if math.isnan(value) else f"{value:.6g}"
+    elif getattr(value, "shape", None) == () and hasattr(value, "item"):
+        return _cell(value.item())  # a NumPy or JAX scalar shows as the Python number it holds
     elif isinstance(value, (list, tuple)):
         text = ", ".join(_cell(v) for v in value) if value else "—"
     elif hasattr(value, "value") and hasattr(value, "name") and type(value).__module__ != "builtins":
@@ -87,12 +157,22 @@ def _columns_of(row: Any) -> list[str]:
     )
 
 
-def table(rows: Iterable[Any], columns: Sequence[Column] | None = None) -> Table:
-    """Render declared records (dataclasses or mappings) as a Markdown table.
+def table(
+    rows: Iterable[Any],
+    columns: Sequence[Column] | None = None,
+    *,
+    widths: Sequence[int] | None = None,
+    classes: Sequence[str] = (),
+) -> Table:
+    """Render declared records (dataclasses or mappings) as a table.
 
     Each column is a field name, shown with the name as its header, or a pair
     ``(header, field)`` where ``field`` is a field name or a callable of the row
     that returns the cell's value (which may be Markdown, such as a code span).
+    A float is shown to six significant digits, so the binary noise of a float
+    (the trailing digits of ``0.1 + 0.2``) never reaches the reader; format it
+    yourself for fewer.
+    ``widths`` (relative, one per column) and ``classes`` go to :class:`Table`.
 
     >>> from dataclasses import dataclass
     >>> @dataclass
@@ -100,10 +180,18 @@ def table(rows: Iterable[Any], columns: Sequence[Column] | None = None) -> Table
     ...     parameter: str
     ...     low: float
     ...     high: float
-    >>> print(table([Regime("elasticity", 0.0, 1.0)], ["parameter", ("range", lambda r: f"{r.low}–{r.high}")]).markdown)
-    | parameter | range |
-    |---|---|
-    | elasticity | 0.0–1.0 |
+    >>> shown = table([Regime("elasticity", 0.0, 1.0)], ["parameter", ("|range|", lambda r: f"{r.low}–{r.high}")])
+    >>> print(shown.markdown)
+    ```{list-table}
+    :header-rows: 1
+    :class: specbook-table
+    :widths: auto
+    <BLANKLINE>
+    * - parameter
+      - |range|
+    * - elasticity
+      - 0.0–1.0
+    ```
     <BLANKLINE>
     """
     rows = list(rows)
@@ -129,7 +217,7 @@ def table(rows: Iterable[Any], columns: Sequence[Column] | None = None) -> Table
         else:
             raise TypeError(f"columns must be names or (header, source) pairs, got {column!r}")
     cells = [[_cell(get(row)) for get in getters] for row in rows]
-    return Table(header, cells)
+    return Table(header, cells, widths=widths, classes=classes)
 
 
 def resolve(dotted: str) -> Any:
@@ -184,7 +272,7 @@ def mapping_table(rows: Iterable[Sequence[str]]) -> Table:
         term, dotted, notes = row
         resolve(dotted)
         cells.append((term, f"{{py:obj}}`{dotted}`", notes.replace("|", "\\|")))
-    return Table(("Equation term", "Implementation", "Notes"), cells)
+    return Table(("Equation term", "Implementation", "Notes"), cells, widths=(3, 4, 5), classes=("specbook-mapping",))
 
 
 def claims_table() -> Any:
@@ -203,7 +291,7 @@ def claims_table() -> Any:
             unit = f" {c.unit}" if c.unit else ""
             expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"
         cells.append((f"`{c.key}`", expected.replace("|", "\\|"), measured, c.tolerance, "✓" if c.passed else "✗"))
-    rendered = Table(header, cells)
+    rendered = Table(header, cells, widths=(5, 5, 3, 3, 1), classes=("specbook-claims",))
     data = {
         "count": len(claims),
         "passed": sum(c.passed for c in claims),
@@ -222,7 +310,7 @@ class _ClaimsDisplay:
     def _repr_mimebundle_(self, include=None, exclude=None):  # noqa: D401 - Jupyter protocol
         return {
             "text/markdown": self.table.markdown,
-            "text/plain": self.table.markdown,
+            "text/plain": self.table.pipe,
             CLAIMS_MIME: json.loads(json.dumps(self.data)),
         }
 

@@ -15,6 +15,8 @@ from pathlib import Path
 import urllib.request
 from urllib.parse import urlsplit
 
+from reader_defects import READ_LAYOUT
+
 # Runs in the page once it has loaded: waits for MathJax and the images, then reads.
 _READ_PAGE = r"""
 async () => {
@@ -98,6 +100,7 @@ class PageReport:
     refused_requests: list[str] = field(default_factory=list)
     requested: list[str] = field(default_factory=list)
     page: dict = field(default_factory=dict)
+    layout: dict = field(default_factory=dict)  # reader_defects.READ_LAYOUT: widths, shown text, fonts
     screenshot: Path | None = None
 
 
@@ -136,7 +139,9 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
         response = page.goto(url, wait_until="networkidle", timeout=60_000)
         report.status = response.status if response else None
         report.page = page.evaluate(_READ_PAGE)
-        page.wait_for_load_state("networkidle")  # fonts MathJax asked for while typesetting
+        report.layout = page.evaluate(READ_LAYOUT)
+        # fonts MathJax asked for while typesetting; a long page on a busy machine needs more than 30 s
+        page.wait_for_load_state("networkidle", timeout=120_000)
         shot = screenshots / (doc.replace("/", "__") + ".png")
         page.screenshot(path=str(shot), full_page=True)
         report.screenshot = shot

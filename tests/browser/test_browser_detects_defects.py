@@ -11,8 +11,12 @@ import functools
 import http.server
 import threading
 
+import base64
+import io
+
 import pytest
 from browser_visit import QuietHandler, visit_page
+from reader_defects import bare_value, float_noise, markdown_leaks, small_figure_text, too_wide
 
 BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
 <p>The order is <span class="pasted-text">0.9990</span>. Left over: {glue:text}`gone:.2f`</p>
@@ -37,12 +41,69 @@ CLEAN = """<!DOCTYPE html><html><head><title>clean</title></head><body><main>
 """
 
 
+def _png(width_in: float, font_pt: float, dpi: int = 100) -> str:
+    """A real Matplotlib figure as a base64 PNG: one panel, its text at ``font_pt``."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(width_in, 2.0))
+    ax.plot([0, 1], [0, 1])
+    ax.set_xlabel("t (s)", fontsize=font_pt)
+    ax.tick_params(labelsize=font_pt)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi)
+    plt.close(fig)
+    return base64.b64encode(buffer.getvalue()).decode("ascii")
+
+
+# A page laid out as the book's pages are (an article column 688 px wide at a 1280 px window), with one
+# planted defect of each class a reader would see; READER_CLEAN is the same page with each one fixed.
+_ARTICLE = """<!DOCTYPE html><html><head><title>{title}</title><style>
+body {{ margin: 0; font-size: 16px; }} article.bd-article {{ width: 688px; margin-left: 300px; }}
+td, th {{ font-size: 14px; }} img {{ max-width: 100%; height: auto; }}
+</style></head><body><main><article class="bd-article">{body}</article></main></body></html>"""
+
+READER_BROKEN = _ARTICLE.format(title="reader-broken", body="""
+<p>| dt (s) | |x(T) - exact| | Observed order | |---|---|---|</p>
+<p>The scheme is **semi-implicit** and $x^2$ is {{py:obj}}`maddening.nodes.ball.BallNode` left as text.</p>
+<div class="cell tag_hide-input"><div class="cell_input"></div><div class="cell_output">
+<div class="output text_plain"><pre>2.001951252151805</pre></div></div></div>
+<div class="cell tag_remove-input"><div class="cell_output">
+<div class="output text_plain"><pre>True</pre></div></div></div>
+<div class="cell tag_hide-input"><div class="cell_input"></div><div class="cell_output">
+<div class="output text_plain"><pre>&lt;matplotlib.legend.Legend at 0x7f00aa11&gt;</pre></div></div></div>
+<p>The spacing rule gives spacing = 0.00030000000000000003 m.</p>
+<table><tr><td>a</td><td style="white-space: nowrap">maddening.core.simulation.integrators.integrate_node and a notes column that never wraps at all, so the table runs far past the column edge</td></tr></table>
+<div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 900px">x</mjx-math></mjx-container></div>
+<div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
+<img class="specbook-figure" alt="four panels in one row" src="data:image/png;base64,{wide}" data-min-font-pt="10" data-dpi="100" width="688">
+</div></div></div>
+<div class="cell tag_hide-input"><div class="cell_output"><img alt="a figure shown with plt.show()" src="data:image/png;base64,{plain}"></div></div>
+""".format(wide=_png(14, 10), plain=_png(5, 12)))
+
+READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
+<table><thead><tr><th>dt (s)</th><th>|x(T) - exact|</th></tr></thead><tbody><tr><td>0.001</td><td>3.2e-05</td></tr></tbody></table>
+<p>The scheme is <strong>semi-implicit</strong>; a set {{0, 0.5, 1}} and |v| at most 1.</p>
+<div class="cell"><div class="cell_input"><pre>trajectory.values('ball.x')[-1].tolist()</pre></div><div class="cell_output">
+<div class="output text_plain"><pre>[2.0, 2.0]</pre></div></div></div>
+<p>The spacing rule gives spacing = 0.0003 m.</p>
+<div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 400px">x</mjx-math></mjx-container></div>
+<div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
+<img class="specbook-figure" alt="one panel at the column's width" src="data:image/png;base64,{fig}" data-min-font-pt="11" data-dpi="100" width="680">
+</div></div></div>
+""".format(fig=_png(6.8, 11)))
+
+
 @pytest.fixture(scope="module")
 def fake_book(tmp_path_factory):
     html = tmp_path_factory.mktemp("fake") / "html"
     (html / "book").mkdir(parents=True)
     (html / "book" / "broken.html").write_text(BROKEN)
     (html / "book" / "clean.html").write_text(CLEAN)
+    (html / "book" / "reader-broken.html").write_text(READER_BROKEN)
+    (html / "book" / "reader-clean.html").write_text(READER_CLEAN)
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -56,7 +117,8 @@ def fake_book(tmp_path_factory):
 def reports(chromium, fake_book, tmp_path_factory):
     html, base = fake_book
     shots = tmp_path_factory.mktemp("shots")
-    return {doc: visit_page(chromium, base, html, f"book/{doc}", shots) for doc in ("broken", "clean")}
+    return {doc: visit_page(chromium, base, html, f"book/{doc}", shots)
+            for doc in ("broken", "clean", "reader-broken", "reader-clean")}
 
 
 def test_console_and_script_errors_are_caught(reports):
@@ -92,3 +154,42 @@ def test_a_clean_page_reports_nothing(reports):
     assert not clean.page["errorOutputs"] and not clean.page["math"]
     assert [(img["width"], img["height"]) for img in clean.page["images"]] == [(1, 1)]
     assert clean.screenshot.exists()
+
+
+# ---- what a reader sees: each check of test_browser_reader.py fails on its planted defect -------
+
+def test_markdown_left_as_text_is_caught(reports):
+    leaks = markdown_leaks(reports["reader-broken"].layout["proseText"])
+    kinds = sorted({leak.split(":")[0] for leak in leaks})
+    assert kinds == ["bold", "dollar math", "pipe table", "role"], leaks
+    assert not markdown_leaks(reports["reader-clean"].layout["proseText"])
+
+
+def test_a_bare_value_under_a_hidden_cell_is_caught(reports):
+    bare = [text for text in reports["reader-broken"].layout["outputs"] if bare_value(text)]
+    assert bare == ["2.001951252151805", "True", "<matplotlib.legend.Legend at 0x7f00aa11>"]
+    # a visible cell showing its result, as a REPL does, is not a stray output
+    assert not [text for text in reports["reader-clean"].layout["outputs"] if bare_value(text)]
+
+
+def test_binary_float_noise_is_caught(reports):
+    assert float_noise(reports["reader-broken"].layout["shownText"]) == ["2.001951252151805", "0.00030000000000000003"]
+    assert float_noise(reports["reader-clean"].layout["shownText"]) == []
+
+
+def test_a_table_equation_or_figure_wider_than_the_column_is_caught(reports):
+    layout = reports["reader-broken"].layout
+    assert layout["viewport"] == 1280 and abs(layout["column"]["width"] - 688) < 1
+    wide = too_wide(layout)
+    assert [w.split()[0] for w in wide] == ["table", "equation"], wide
+    assert not too_wide(reports["reader-clean"].layout)
+
+
+def test_figure_text_smaller_than_the_prose_is_caught(reports):
+    layout = reports["reader-broken"].layout
+    assert layout["smallestProse"]["px"] == 14.0  # the table cells
+    small = small_figure_text(layout)
+    assert len(small) == 2, small
+    assert small[0].startswith("figure 'four panels in one row': smallest text 10 pt shows at")
+    assert "records no font size and dpi" in small[1]
+    assert not small_figure_text(reports["reader-clean"].layout)

@@ -1,0 +1,29 @@
+// specbook: small presentation helpers for the book's generated tables (see specbook.css).
+document.addEventListener("DOMContentLoaded", () => {
+  // A long dotted name in a table cell may break after a dot or an underscore, never inside a word.
+  // <wbr> adds a break opportunity and no text, so a copied name is unchanged.
+  const spans = ".bd-article table code.literal span.pre, .bd-article .specbook-anomaly code.literal span.pre, "
+    + ".bd-article .specbook-known-defects code.literal span.pre";
+  for (const span of document.querySelectorAll(spans)) {
+    if (span.childElementCount > 0 || span.textContent.length < 16) continue;
+    const parts = span.textContent.split(/(?<=[._/(,])/);
+    if (parts.length < 2) continue;
+    span.textContent = "";
+    parts.forEach((part, i) => {
+      if (i > 0) span.appendChild(document.createElement("wbr"));
+      span.appendChild(document.createTextNode(part));
+    });
+  }
+  // A number is never broken over two lines (5.4e-16 must not become "5.4e-" and "16").
+  const number = /^[-+−]?(\d[\d,]*\.?\d*|\.\d+)([eE][-+−]?\d+)?( ?[%a-zA-Zµ°²³/]{1,6})?$/;
+  for (const cell of document.querySelectorAll(".bd-article table.specbook-table td")) {
+    if (number.test(cell.innerText.trim())) cell.classList.add("specbook-number");
+  }
+  // Each cell knows its column's name, which a stacked (narrow-screen) table shows before it.
+  for (const table of document.querySelectorAll(".bd-article table.specbook-table")) {
+    const names = [...table.querySelectorAll("thead th")].map(th => th.innerText.trim());
+    for (const row of table.querySelectorAll("tbody tr")) {
+      [...row.children].forEach((cell, i) => { if (names[i]) cell.dataset.label = names[i]; });
+    }
+  }
+});

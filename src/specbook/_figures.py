@@ -1,0 +1,120 @@
+"""Showing a Matplotlib figure on a page at a size whose text a reader can read.
+
+A figure shown in the book's text column is scaled to fit it. A wide, many-panel
+figure is scaled down a lot, and its tick labels with it: a 14-inch figure of
+10-point labels shows them at 7 px in a 688 px column. :func:`figure` does the
+arithmetic before it shows anything. The figure is drawn at ``dpi`` dots per inch
+and shown at its natural size (1 in = 96 CSS px), or narrower when it is wider
+than the column, so its smallest text shows at
+
+    size (px) = font size (pt) / 72 x 96 x min(1, column / natural width),
+
+and the page fails when that is below the smallest text of the book's prose.
+The image carries what the browser checks need to measure the same thing again
+from the rendered page: its smallest font size in points and its dpi
+(``data-min-font-pt``, ``data-dpi``).
+"""
+
+from __future__ import annotations
+
+import base64
+import html
+import io
+from typing import Any
+
+__all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureTooSmall", "figure", "smallest_font_pt"]
+
+COLUMN_PX = 688
+"""The width of the article's text column at a 1280 px window, in CSS px."""
+
+PROSE_MIN_PX = 16.0
+"""The smallest text of the book's prose, in CSS px (table cells, admonitions and captions
+included; the browser checks measure it on every page and compare figures with the measurement)."""
+
+CSS_PX_PER_INCH = 96.0
+
+
+class FigureTooSmall(ValueError):
+    """A figure's smallest text would show smaller than the prose's smallest text."""
+
+
+def smallest_font_pt(fig: Any) -> float:
+    """The smallest font size (points) of the text a figure draws: titles, labels, ticks, legends.
+
+    Only text that is visible, not empty and inside the figure counts. The figure is drawn
+    first, so tick labels exist.
+    """
+    from matplotlib.text import Text
+
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()
+    box = fig.bbox
+    sizes = []
+    for text in fig.findobj(Text):
+        if not text.get_visible() or not text.get_text().strip():
+            continue
+        extent = text.get_window_extent(renderer)
+        if extent.width <= 0 or not extent.overlaps(box):
+            continue
+        sizes.append(float(text.get_fontsize()))
+    if not sizes:
+        raise ValueError("fig draws no text: a figure in the book has at least labelled axes")
+    return min(sizes)
+
+
+def figure(
+    fig: Any,
+    alt: str,
+    *,
+    dpi: int = 144,
+    column_px: float = COLUMN_PX,
+    min_text_px: float = PROSE_MIN_PX,
+) -> None:
+    """Show ``fig`` below the cell, sized so its smallest text reads as well as the prose.
+
+    ``alt`` describes the figure for a reader who cannot see it. Raises
+    :class:`FigureTooSmall`, naming the smallest font and the size it would show at,
+    when that size is below ``min_text_px``; the remedy is fewer panels per row or
+    larger fonts. Returns ``None`` (a cell that ends with it shows nothing else) and
+    closes the figure, so Matplotlib's inline backend does not show it a second time.
+    """
+    import matplotlib.pyplot as plt
+
+    if not isinstance(alt, str) or not alt.strip():
+        raise ValueError(f"alt = {alt!r} is not allowed; expected a sentence describing the figure")
+    if dpi < 72:
+        raise ValueError(f"dpi = {dpi!r} is not allowed; expected at least 72")
+    smallest = smallest_font_pt(fig)
+    buffer = io.BytesIO()
+    fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.05,
+                metadata={"Software": "specbook.figure", "specbook:min-font-pt": f"{smallest:g}",
+                          "specbook:dpi": str(dpi)})
+    plt.close(fig)
+    png = buffer.getvalue()
+    natural = int.from_bytes(png[16:20], "big")  # the IHDR width, in image pixels
+    natural_css = natural / dpi * CSS_PX_PER_INCH
+    shown_css = min(natural_css, column_px)
+    text_px = smallest / 72.0 * CSS_PX_PER_INCH * shown_css / natural_css
+    if text_px < min_text_px:
+        raise FigureTooSmall(
+            f"figure {alt!r}: its smallest text, {smallest:g} pt, would show at {text_px:.1f} px in the "
+            f"{column_px:g} px column (the figure is {natural_css:.0f} px wide at its natural size); the "
+            f"prose's smallest text is {min_text_px:g} px. Use larger fonts, a narrower figure, or fewer "
+            f"panels per row."
+        )
+    _display(png, alt, shown_css, smallest, dpi)
+    return None
+
+
+def _display(png: bytes, alt: str, width_css: float, smallest_pt: float, dpi: int) -> None:
+    try:
+        from IPython.display import display
+    except ImportError:  # pragma: no cover - outside a kernel there is nothing to show
+        return
+    encoded = base64.b64encode(png).decode("ascii")
+    tag = (
+        f'<img class="specbook-figure" src="data:image/png;base64,{encoded}" alt="{html.escape(alt)}" '
+        f'width="{width_css:.0f}" data-min-font-pt="{smallest_pt:g}" data-dpi="{dpi}">'
+    )
+    display({"text/html": tag, "image/png": encoded, "text/plain": f"<figure: {alt}>"}, raw=True,
+            metadata={"image/png": {"width": round(width_css)}})

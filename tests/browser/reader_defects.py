@@ -1,0 +1,198 @@
+"""What a reader sees that they should not: the text and layout rules the browser checks apply.
+
+``READ_LAYOUT`` runs in a loaded page (after MathJax and the images) and returns
+plain data: the article's text column, the text a reader sees, the text outputs
+of cells, every table, display equation and image with its rendered width, and
+the smallest text of the prose. The functions below judge that data; each names
+what it found, so a failure message quotes the defect.
+"""
+
+from __future__ import annotations
+
+import re
+
+# Runs in the page (see browser_visit.visit_page). Widths are CSS px at the page's viewport.
+READ_LAYOUT = r"""
+async () => {
+  const mj = window.MathJax;
+  if (mj && mj.startup && mj.startup.promise) { await mj.startup.promise; }
+  const article = document.querySelector("article.bd-article") || document.querySelector("main") || document.body;
+  const style = getComputedStyle(article);
+  const box = article.getBoundingClientRect();
+  const left = box.left + parseFloat(style.paddingLeft) + parseFloat(style.borderLeftWidth);
+  const width = article.clientWidth - parseFloat(style.paddingLeft) - parseFloat(style.paddingRight);
+  const describe = node => (node.innerText || node.getAttribute("alt") || node.getAttribute("data-tex") || "")
+      .replace(/\s+/g, " ").trim().slice(0, 90);
+  const measure = (kind, node, inner) => {
+    const r = (inner || node).getBoundingClientRect();
+    return {kind, what: describe(node), width: Math.round(r.width * 10) / 10,
+            right: Math.round((r.right - left) * 10) / 10};
+  };
+  const blocks = [];
+  for (const t of article.querySelectorAll("table")) { blocks.push(measure("table", t)); }
+  for (const m of article.querySelectorAll('mjx-container[display="true"]')) {
+    blocks.push(measure("equation", m.closest(".math") || m, m.querySelector("mjx-math") || m));
+  }
+  for (const img of article.querySelectorAll("img")) { blocks.push(measure("figure", img)); }
+
+  // The text a reader sees, laid out as shown (a table's cells apart, blocks on their own lines):
+  // the live article's innerText while a style hides what is not text for the reader.
+  const readWithout = selector => {
+    const hide = document.createElement("style");
+    hide.textContent = `${selector} { display: none !important; }`;
+    document.head.appendChild(hide);
+    const text = article.innerText;
+    hide.remove();
+    return text;
+  };
+  // Code listings (a docstring's doctest) are code, not numbers shown; a cell's printed output is shown.
+  const notText = ".cell_input, mjx-container, .headerlink, .specbook-figure, [class*='highlight-']:not(.output)";
+  const shownText = readWithout(notText);
+  const proseText = readWithout(notText + ", pre, code, .highlight");
+  // Text outputs of cells whose code the reader does not see (hidden or removed input): a visible
+  // cell may show its result as a REPL does, a hidden one has nothing to show but tables and figures.
+  const outputs = [...article.querySelectorAll(".cell_output .output.text_plain")].filter(o => {
+    const cell = o.closest(".cell");
+    return !cell || cell.classList.contains("tag_hide-input") || cell.classList.contains("tag_remove-input")
+      || !cell.querySelector(".cell_input");
+  }).map(o => o.innerText.trim());
+
+  // The smallest text of the prose: every visible text node outside code, math, cell inputs,
+  // super/subscripts and the page's chrome (buttons, toggles).
+  const skip = "pre, code, mjx-container, .cell_input, sup, sub, script, style, button, summary, .headerlink, .cell_output, .specbook-figure";
+  let smallest = null;
+  const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
+  for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+    if (!node.textContent.trim()) continue;
+    const el = node.parentElement;
+    if (!el || el.closest(skip) || el.getClientRects().length === 0) continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (smallest === null || size < smallest.px) { smallest = {px: size, text: node.textContent.trim().slice(0, 60), tag: el.tagName}; }
+  }
+  const figures = [...article.querySelectorAll(".cell_output img, img.specbook-figure")].map(img => ({
+    alt: img.getAttribute("alt") || "", natural: img.naturalWidth, rendered: img.getBoundingClientRect().width,
+    minFontPt: img.dataset.minFontPt ? parseFloat(img.dataset.minFontPt) : null,
+    dpi: img.dataset.dpi ? parseFloat(img.dataset.dpi) : null,
+  }));
+  return {column: {left, width}, blocks, shownText, proseText,
+          outputs, smallestProse: smallest, figures, viewport: window.innerWidth};
+}
+"""
+
+# A pipe table printed as text: its separator row (``|---|``, which typography may turn into
+# ``|—|``), or a line of three or more pipes with no tab (a real table's cells are tab-separated).
+_PIPE_TABLE = re.compile(r"\|\s*:?(?:-{3,}|[—–]+):?\s*\||(?:^|\n)[ ]*\|[^\n\t]*\|[^\n\t]*\|[ ]*(?=\n|$)")
+# Emphasis as CommonMark reads it: no space just inside the asterisks ({**own, **injected} is not bold).
+_BOLD = re.compile(r"\*\*(?!\s)[^*\n]{1,200}(?<!\s)\*\*")
+_DOLLAR_MATH = re.compile(r"(?<![\\$])\$[^$\n]{1,200}\$(?!\d)")
+_ROLE = re.compile(r"\{(?:[a-z][\w-]*:)*[a-z][\w-]*\}(?:`|\s*[A-Za-z_])")
+_DIRECTIVE = re.compile(r"(```|:::)\{[a-z]")
+
+
+def markdown_leaks(prose: str) -> list[str]:
+    r"""Markdown syntax a reader sees as text: pipe tables, ``**bold**``, ``$math$``, roles, directives.
+
+    >>> markdown_leaks("| dt (s) | |x(T) - exact| | Observed order |")
+    ['pipe table: | dt (s) | |x(T) - exact| | Observed order |']
+    >>> markdown_leaks("The ladder | dt (s) | Order | |—|—| | 0.001 | 1.0 |")
+    ['pipe table: |—|']
+    >>> markdown_leaks("|λ|\t|θ|/h\t|g|\n0.5\t1.0\t9.81")  # a real table's rows: cells tab-separated
+    []
+    >>> markdown_leaks("a **bold** claim, $x^2$ and {py:obj}`f` left as text")
+    ['bold: **bold**', 'dollar math: $x^2$', 'role: {py:obj}`']
+    >>> markdown_leaks("A set {0, 0.5, 1}, a price of 5 $, |v| <= v_min and {**self.params, **params}.")
+    []
+    """
+    found = []
+    for kind, pattern in (("pipe table", _PIPE_TABLE), ("bold", _BOLD), ("dollar math", _DOLLAR_MATH),
+                          ("role", _ROLE), ("directive", _DIRECTIVE)):
+        found += [f"{kind}: {m.group(0).strip()[:90]}" for m in pattern.finditer(prose)]
+    return found
+
+
+_BARE = re.compile(
+    r"^(True|False|None|Ellipsis|[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan)"
+    r"|'[^'\n]*'|\"[^\"\n]*\""  # a bare string's repr
+    r"|\[?<[\w.]+( object)? at 0x[0-9a-fA-F]+>\]?"  # <Foo object at 0x...>, [<Line2D at 0x...>]
+    r"|[A-Za-z_][\w.]*\(.*\)"  # Text(0.5, 1.0, 'x'), Array(1., dtype=float64), a dataclass repr
+    r"|\((.*,.*)?\)|\[.*\]|\{.*\})$",  # a tuple, list, dict or set printed whole
+    re.S,
+)
+
+
+def bare_value(output: str) -> bool:
+    """Whether a cell's text output is a bare value a hidden cell left behind.
+
+    >>> [bare_value(t) for t in ("True", "None", "2.001951252151805", "<Axes: > ", "[<matplotlib.lines.Line2D at 0x7f3>]")]
+    [True, True, True, True, True]
+    >>> [bare_value(t) for t in ("Text(0.5, 1.0, 'x(t)')", "(1.0, 2.0)", "Array(0.25, dtype=float64)")]
+    [True, True, True]
+    >>> bare_value("step 1: residual 3.2e-05\\nstep 2: residual 1.1e-09")
+    False
+    """
+    text = output.strip()
+    return bool(text) and (_BARE.match(text) is not None or re.match(r"^<[\w.: ]+>$", text) is not None)
+
+
+_NUMBER = re.compile(r"(?<![\w./:-])[-+]?(\d+)\.(\d+)(?![\w/])")  # not inside a DOI, path or name
+_RUN = re.compile(r"(0{6,})[0-9]*[1-9]|(9{6,})[0-8]")
+
+
+def _noisy(whole: str, fraction: str) -> bool:
+    """A run of six or more zeros or nines after a significant digit, and more digits after it."""
+    run = _RUN.search(fraction)
+    if run is None:
+        return False
+    return whole.strip("0") != "" or fraction[: run.start()].strip("0") != "" or run.group(2) is not None
+
+
+def float_noise(text: str) -> list[str]:
+    """Numbers shown unformatted: binary noise of a float, or a float's full repr (13+ decimals).
+
+    >>> float_noise("spacing = 0.00030000000000000003 m, sum 0.30000000000000004, ratio 2.001951252151805")
+    ['0.00030000000000000003', '0.30000000000000004', '2.001951252151805']
+    >>> float_noise("a step of 0.000001 s, 1.0000 and 2.00e-05, 0.9999999 at most, the year 2026, v1.0.0")
+    []
+    >>> float_noise("2.9999999999999996, 1.0000001, 12.50, 3.14159")
+    ['2.9999999999999996', '1.0000001']
+    >>> float_noise("doi:10.1137/1.9780898717839 and https://doi.org/10.1137/1.9780898717839")
+    []
+    """
+    found = []
+    for m in _NUMBER.finditer(text):
+        whole, fraction = m.group(1), m.group(2)
+        if _noisy(whole, fraction) or len(fraction) >= 13:
+            found.append(m.group(0))
+    return found
+
+
+def too_wide(layout: dict, slack: float = 1.0) -> list[str]:
+    """Tables, display equations and figures wider than the article's text column, or past its edge."""
+    column = layout["column"]["width"]
+    return [f"{b['kind']} {b['width']:.0f} px wide (column {column:.0f} px): {b['what']!r}"
+            for b in layout["blocks"] if b["width"] > column + slack or b["right"] > column + slack]
+
+
+def small_figure_text(layout: dict) -> list[str]:
+    """Figures whose smallest text shows smaller than the prose's smallest text.
+
+    A figure's smallest font (points) at its dpi is ``pt / 72 x dpi`` image pixels high; shown at
+    ``rendered / natural`` of its natural width, that many CSS px times the ratio.
+    A figure in a cell's output that does not record its font size and dpi is a defect too:
+    nobody can tell whether it can be read.
+    """
+    smallest = layout["smallestProse"]
+    if smallest is None:
+        return []
+    found = []
+    for fig in layout["figures"]:
+        if fig["minFontPt"] is None or fig["dpi"] is None:
+            found.append(f"figure {fig['alt']!r}: records no font size and dpi (show it with specbook.figure)")
+            continue
+        if not fig["natural"]:
+            continue  # an image that did not load is another check's failure
+        px = fig["minFontPt"] / 72.0 * fig["dpi"] * fig["rendered"] / fig["natural"]
+        if px < smallest["px"] - 0.05:
+            found.append(f"figure {fig['alt']!r}: smallest text {fig['minFontPt']:g} pt shows at {px:.1f} px, "
+                         f"below the prose's smallest {smallest['px']:g} px ({smallest['text']!r})")
+    return found

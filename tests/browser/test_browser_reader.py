@@ -1,0 +1,49 @@
+"""Every page as a reader sees it at 1280 px: no Markdown left as text, no stray values,
+no unformatted numbers, nothing wider than the text column, no figure text too small to read.
+
+Opt-in (``pytest tests/browser --browser``), after the strict build: see conftest.py. The rules
+are in reader_defects.py; test_browser_detects_defects.py shows each one failing on a planted defect.
+"""
+
+from __future__ import annotations
+
+import pytest
+from book_pages import toc_pages
+from reader_defects import bare_value, float_noise, markdown_leaks, small_figure_text, too_wide
+
+PAGES = toc_pages()
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_markdown_shows_as_text(visit, doc):
+    leaks = markdown_leaks(visit(doc).layout["proseText"])
+    assert not leaks, f"{doc}: Markdown a reader sees as text: {leaks}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_cell_shows_a_bare_value(visit, doc):
+    bare = [text[:80] for text in visit(doc).layout["outputs"] if bare_value(text)]
+    assert not bare, f"{doc}: cell outputs that are bare values (end the cell with a statement): {bare}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_number_shows_unformatted(visit, doc):
+    noise = float_noise(visit(doc).layout["shownText"])
+    assert not noise, f"{doc}: numbers shown with binary noise or every digit of a float: {noise}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_tables_equations_and_figures_fit_the_column(visit, doc):
+    layout = visit(doc).layout
+    assert layout["viewport"] == 1280, f"{doc}: measured at {layout['viewport']} px, not 1280"
+    wide = too_wide(layout)
+    assert not wide, f"{doc}: wider than the text column at 1280 px: {wide}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_figure_text_is_as_large_as_the_prose(visit, doc):
+    layout = visit(doc).layout
+    if not layout["figures"]:
+        pytest.skip(f"{doc} has no figure")
+    small = small_figure_text(layout)
+    assert not small, f"{doc}: {small}"

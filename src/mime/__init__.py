@@ -10,7 +10,7 @@
 - :mod:`mime.docs`: an entry's page as data, read from its declarations;
 - :mod:`mime.anomalies`: MIME's known defects (its own registry of records).
 
-Errors for bad input are :class:`mime.ValidationError`, which is ``maddening.ValidationError``;
+Errors for bad input are ``mime.ValidationError``, which is :class:`maddening.ValidationError`;
 a bad saved document raises :class:`mime.errors.DocumentError`, a subclass of it.
 See ``ARCHITECTURE.md`` at the repository's root for how the modules depend on each other.
 """

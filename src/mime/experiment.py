@@ -97,7 +97,7 @@ class Planned:
 
 @dataclass(frozen=True)
 class BuiltExperiment:
-    """What :meth:`Experiment.build` returns, and what :func:`mime._simulate.simulate` runs."""
+    """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates."""
 
     experiment: "Experiment"
     profile: Profile

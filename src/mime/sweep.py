@@ -57,7 +57,7 @@ from mime.nodes import RigidInertialNode
 __all__ = ["SweepResult", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds", "STATE_FIELDS"]
 
 STATE_FIELDS = ("position", "orientation", "velocity", "angular_velocity")
-"""The fields of a start (each with a leading batch axis): m, unit quaternion, m/s, rad/s (body frame)."""
+"""The names of a start's fields, each an array with a leading batch axis; in order their units are m, a unit quaternion, m/s and rad/s (body frame)."""
 
 
 @dataclass(frozen=True)

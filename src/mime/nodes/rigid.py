@@ -407,7 +407,7 @@ class RigidInertialNode(Node):
         return {k: jnp.asarray(v) for k, v in self.start.items()}
 
     def step_inputs(self, params: Mapping[str, Any] | None = None) -> StepInputs:
-        """What the compiled step (:func:`step`, :func:`run_scan`) needs from this body.
+        """What the compiled step (``mime.nodes.rigid.step``, ``mime.nodes.rigid.run_scan``) needs from this body.
 
         Call it inside ``jax.enable_x64(True)`` for float64 arrays. ``params`` are
         injected over the node's own, as in :meth:`update`.

@@ -35,7 +35,7 @@ class SystemView(Protocol):
     def element(self, label: str) -> Any: ...
 
 
-__all__ = ["CrossingInteraction", "Interaction"]
+__all__ = ["CrossingInteraction", "Interaction", "SystemView"]
 
 States = Mapping[str, Any]
 

@@ -29,7 +29,7 @@ def _page(expected: str, cite: str = "Roache2002") -> str:
 
         ```{{code-cell}} ipython3
         import specbook
-        specbook.claim("tiny_order", 1.0 + 1e-3, {expected}, atol=0.02)
+        specbook.claim("tiny_order", 1.0 + 1e-3, {expected}, atol=0.02, source=specbook.closed_form("first order"))
         ```
 
         ```{{code-cell}} ipython3

@@ -56,11 +56,14 @@ class Benchmark:
 def half_unit_of_last_digit(value: float) -> float:
     """Half a unit in the last decimal digit of ``value`` as Python prints it (its shortest repr).
 
-    A figure stated as ``1.002`` stands for anything in ``[1.0015, 1.0025]``.
+    A figure stated as ``1.002`` stands for anything in ``[1.0015, 1.0025]``; a whole number
+    stated as ``12`` (an ``int``) for anything in ``[11.5, 12.5]``.
 
     >>> half_unit_of_last_digit(1.002), half_unit_of_last_digit(3.0), half_unit_of_last_digit(12)
     (0.0005, 0.05, 0.5)
     """
+    if isinstance(value, int) and not isinstance(value, bool):
+        return 0.5
     text = repr(float(value))
     decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
     return 0.5 * 10.0 ** (-decimals)

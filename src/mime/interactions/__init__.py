@@ -5,7 +5,8 @@ that names a kept version loads that version's class from the registry.
 
 The projection rung's numerics (``mime.interactions._projection``) are private;
 the counts and constants a reader may quote are re-exported here, with the typed
-data one step passes (:mod:`mime.interactions.step`).
+data one step passes (:mod:`mime.interactions.step`) and the penalty rung's force law
+(``normal_force``, ``penalty_wrench``).
 
 >>> [c.version for c in KEPT]
 ['0.1.0']
@@ -23,6 +24,7 @@ from mime.interactions._projection import (
 )
 from mime.interactions.contact import Contact
 from mime.interactions._previous import CentreContact
+from mime.interactions._penalty import normal_force, penalty_wrench
 from mime.interactions.step import FLAGS, ContactReport, FirstPass, FreeSolve
 
 KEPT: tuple[type, ...] = (CentreContact,)
@@ -32,4 +34,5 @@ __all__ = [
     "Contact", "CentreContact", "KEPT",
     "SWEEPS", "PROJECTION_SWEEPS", "GROUPS", "CONTACT_ULPS", "CONVERGED", "SPACING_FLOOR", "default_spacing",
     "Confinement", "ContactReport", "FreeSolve", "FirstPass", "FLAGS",
+    "normal_force", "penalty_wrench",
 ]

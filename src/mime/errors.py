@@ -10,8 +10,8 @@ and which key or entry was at fault.
 The checks, each raising the house message through :func:`invalid`:
 
 - :func:`finite_number`: a real Python number (never a bool, text or complex),
-  finite, optionally above a bound;
-- :func:`whole_number`: an ``int`` (never a bool) of at least a bound;
+  finite, optionally above a bound (maddening's, shared by both packages);
+- :func:`whole_number`: an ``int`` (never a bool) of at least a bound (maddening's);
 - :func:`real_array`: finite real numbers of a given shape;
 - :func:`callable_value`: something that can be called.
 
@@ -26,10 +26,9 @@ shape ``()``, so NumPy scalars pass).
 
 from __future__ import annotations
 
-import math
 from typing import Any
 
-from maddening.errors import ValidationError, invalid
+from maddening.errors import ValidationError, finite_number, invalid, whole_number
 
 __all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
            "callable_value"]
@@ -40,42 +39,6 @@ class DocumentError(ValidationError):
 
     The message names the file, the key or entry at fault, and what was expected.
     """
-
-
-def finite_number(value: Any, argument: str, allowed: str, *, where: str = "", above: float | None = None,
-                  at_least: float | None = None) -> float:
-    """``value`` as a float when it is a finite ``int`` or ``float`` (within the bound given); else ``ValidationError``.
-
-    A bool, text, a complex number or an array is refused, as are NaN and the
-    infinities; ``above`` refuses ``value <= above``, ``at_least`` refuses ``value < at_least``.
-
-    >>> finite_number(2, "mass", "a positive mass in kg", above=0.0)
-    2.0
-    >>> finite_number(True, "mass", "a positive mass in kg", where="RigidInertialNode")
-    Traceback (most recent call last):
-    ...
-    maddening.ValidationError: RigidInertialNode: mass = True is not allowed; expected a positive mass in kg
-    """
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise invalid(argument, value, allowed, where=where)
-    if (above is not None and value <= above) or (at_least is not None and value < at_least):
-        raise invalid(argument, value, allowed, where=where)
-    return float(value)
-
-
-def whole_number(value: Any, argument: str, allowed: str, *, where: str = "", at_least: int = 1) -> int:
-    """``value`` when it is an ``int`` (never a bool) of at least ``at_least``; else ``ValidationError``.
-
-    >>> whole_number(3, "steps", "a whole number of at least 1")
-    3
-    >>> whole_number(2.0, "steps", "a whole number of at least 1", where="simulate")
-    Traceback (most recent call last):
-    ...
-    maddening.ValidationError: simulate: steps = 2.0 is not allowed; expected a whole number of at least 1
-    """
-    if isinstance(value, bool) or not isinstance(value, int) or value < at_least:
-        raise invalid(argument, value, allowed, where=where)
-    return value
 
 
 def callable_value(value: Any, argument: str, allowed: str, *, where: str = "") -> Any:

@@ -117,12 +117,11 @@ def oscillator_series(method: str, omega: float, h: float, steps: int, *, zeta: 
     import numpy as np
 
     from maddening.core.simulation.integrators import METHODS, integrate_node
-    from maddening.errors import invalid
+    from maddening.errors import invalid, whole_number
 
     if method not in METHODS:
         raise invalid("method", method, f"one of {sorted(METHODS)}", where="oscillator_series")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise invalid("steps", steps, "a whole number >= 1", where="oscillator_series")
+    whole_number(steps, "steps", "a whole number >= 1", where="oscillator_series")
     node = OscillatorNode(omega=omega, zeta=zeta, initial_position=position, initial_velocity=velocity, method=method)
     key = (method, steps)
     if key not in _RUNS:

@@ -37,7 +37,7 @@ from typing import Any
 
 import numpy as np
 
-from maddening.errors import concrete_number, invalid
+from maddening.errors import concrete_number, finite_number, invalid
 
 __all__ = [
     "CoupledModes",
@@ -166,8 +166,8 @@ def reduced_mass(m1: float, m2: float = math.inf) -> float:
     (1.0, 2.0)
     """
     for name, value in (("m1", m1), ("m2", m2)):
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or math.isnan(value) or value <= 0:
-            raise invalid(name, value, "a mass > 0 (kg), or inf for a fixed wall", where="reduced_mass")
+        finite_number(value, name, "a mass > 0 (kg), or inf for a fixed wall", where="reduced_mass", above=0,
+                      infinite=True)
     if math.isinf(m1) and math.isinf(m2):
         raise invalid("m2", m2, "a finite mass when m1 is a wall", where="reduced_mass")
     if math.isinf(m2):

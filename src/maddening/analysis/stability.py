@@ -95,10 +95,7 @@ def _positive(value: Any, name: str, where: str) -> np.ndarray:
 
 
 def _zeta(zeta: Any, where: str) -> float:
-    number = concrete_number(zeta, "zeta", "a damping ratio >= 0", where=where)
-    if not (math.isfinite(number) and number >= 0):
-        raise invalid("zeta", zeta, "a damping ratio >= 0", where=where)
-    return number
+    return concrete_number(zeta, "zeta", "a damping ratio >= 0", where=where, finite=True, at_least=0.0)
 
 
 def _matrices(method: str, omega: np.ndarray, h: np.ndarray, zeta: float = 0.0) -> np.ndarray:

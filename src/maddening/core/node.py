@@ -13,7 +13,6 @@ a node adds an injected value to its state in the state's dtype (see
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
@@ -37,9 +36,7 @@ def check_timestep(dt: Any, *, where: str = "") -> None:
     maddening.ValidationError: BallNode.update: dt = 0.0 is not allowed; expected a finite time step > 0 (s)
     """
     allowed = "a finite time step > 0 (s)"
-    number = concrete_number(dt, "dt", allowed, where=where)
-    if number is not None and not (math.isfinite(number) and number > 0):
-        raise invalid("dt", dt, allowed, where=where)
+    concrete_number(dt, "dt", allowed, where=where, finite=True, above=0.0)
 
 
 def as_state_dtype(value: Any, like: Any) -> Any:

@@ -12,7 +12,6 @@ as JAX-traceable functions of time. ``mms_error`` runs one rung with
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
@@ -20,10 +19,9 @@ from typing import Any
 
 import jax
 import jax.numpy as jnp
-import numpy as np
 
 from maddening.core.node import Node
-from maddening.errors import invalid
+from maddening.errors import finite_number, whole_number
 from maddening.verification.order import OrderLadder, observed_orders
 
 __all__ = ["ManufacturedSolution", "Stepper", "mms_error", "mms_ladder", "relative_l2"]
@@ -86,15 +84,8 @@ def mms_error(
         maddening.ValidationError: ``steps`` or ``t_final`` not allowed, naming it.
     """
     # bool is an int in Python: True must not count as one step (or a final time of 1 s).
-    if isinstance(steps, (bool, np.bool_)) or not isinstance(steps, numbers.Integral) or steps < 1:
-        raise invalid("steps", steps, "a whole number (int) >= 1", where="mms_error")
-    if (
-        isinstance(t_final, (bool, np.bool_))
-        or not isinstance(t_final, numbers.Real)
-        or not math.isfinite(t_final)
-        or t_final <= 0
-    ):
-        raise invalid("t_final", t_final, "a finite time > 0 (s)", where="mms_error")
+    whole_number(steps, "steps", "a whole number (int) >= 1", where="mms_error", kind=numbers.Integral)
+    finite_number(t_final, "t_final", "a finite time > 0 (s)", where="mms_error", above=0, kind=numbers.Real)
     steps = int(steps)
     step = stepper or _update_stepper
     dt = t_final / steps

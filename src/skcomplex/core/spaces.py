@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skcomplex.exceptions import ValidationError
+from skcomplex._validation import whole_number
 
 __all__ = ["ContinuousSpace"]
 
@@ -25,8 +25,7 @@ class ContinuousSpace:
     """
 
     def __init__(self, n_dim: int) -> None:
-        if isinstance(n_dim, bool) or not isinstance(n_dim, int) or n_dim < 1:
-            raise ValidationError(f"ContinuousSpace: n_dim must be an int >= 1, got {n_dim!r}")
+        whole_number(n_dim, "n_dim", "an int >= 1", where="ContinuousSpace")
         self.n_dim = n_dim
 
     def __repr__(self) -> str:

@@ -29,6 +29,7 @@ from skcomplex.core.system import System
 from skcomplex.engine._sharding import check_mesh, sharded_batched_step
 from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
+from skcomplex._validation import finite_number, whole_number
 from skcomplex.engine.trajectory import Event, Trajectory
 from skcomplex.exceptions import EventLimitError, ValidationError
 
@@ -87,12 +88,10 @@ class Simulation:
     ) -> None:
         if not isinstance(system, System):
             raise ValidationError(f"Simulation: system must be a System, got {system!r}")
-        if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
-            raise ValidationError(f"Simulation: dt must be a finite number > 0, got {dt!r}")
+        finite_number(dt, "dt", "a finite number > 0", where="Simulation", above=0)
         for name, value, low in (("max_events", max_events, 1), ("subdivisions", subdivisions, 1),
                                  ("iterations", iterations, 1)):
-            if isinstance(value, bool) or not isinstance(value, int) or value < low:
-                raise ValidationError(f"Simulation: {name} must be an int >= {low}, got {value!r}")
+            whole_number(value, name, f"an int >= {low}", where="Simulation", at_least=low)
         self.system = system
         self.dt = float(dt)
         self.max_events = max_events
@@ -154,8 +153,7 @@ class Simulation:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
         """
-        if isinstance(until, bool) or not isinstance(until, (int, float)) or not math.isfinite(until) or until < 0:
-            raise ValidationError(f"Simulation.run: until must be a finite number >= 0, got {until!r}")
+        finite_number(until, "until", "a finite number >= 0", where="Simulation.run", at_least=0)
         if not hasattr(self, "step_"):
             self.prepare()
         n = max(0, math.ceil(until / self.dt - 1e-9))
@@ -245,9 +243,7 @@ class Simulation:
             if not isinstance(value, bool):
                 raise ValidationError(f"Simulation.step_function: {name} must be a bool, got {value!r}")
         if capacity is not None:
-            if isinstance(capacity, bool) or not isinstance(capacity, int) or capacity < 1:
-                raise ValidationError(
-                    f"Simulation.step_function: capacity must be None or an int >= 1, got {capacity!r}")
+            whole_number(capacity, "capacity", "None or an int >= 1", where="Simulation.step_function")
             if not batched:
                 raise ValidationError(
                     f"Simulation.step_function: capacity={capacity!r} is the buffer of the batched step; "

@@ -33,7 +33,7 @@ import jax
 
 from maddening.core.node import Node, check_timestep
 from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
-from maddening.errors import invalid
+from maddening.errors import invalid, whole_number
 
 __all__ = ["run_batch"]
 
@@ -75,8 +75,7 @@ def run_batch(
     node.check_state(states)
     batch_size(states, argument="states", where=where)
     check_timestep(dt, where=where)
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
-        raise invalid("steps", steps, "an int >= 0", where=where)
+    whole_number(steps, "steps", "an int >= 0", where=where, at_least=0)
     check_mesh(mesh, where=where)
     return _run(node, steps, mesh, dict(states), boundary_inputs, dt, params)
 

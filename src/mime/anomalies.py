@@ -1,6 +1,6 @@
 """MIME's anomaly records: known defects of the contact entry, declared here and nowhere else.
 
-Each record is a :class:`maddening.anomalies.Anomaly` kept in :data:`RECORDS`, MIME's own registry
+Each record is a :class:`maddening.anomalies.Anomaly` kept in ``RECORDS``, MIME's own registry
 (read with :func:`get` and :func:`all_records`; importing mime writes nothing into maddening's), is
 pinned by a test in ``tests/mime/test_mime_anomalies.py`` (a strict xfail while it is open) and is
 shown on the anomalies page, which renders maddening's registry and this one. No record states figures: the contact entry's seed names the records but gives no

@@ -233,7 +233,7 @@ def _load_from_document(doc: Any) -> Load | None:
 # the node
 # ---------------------------------------------------------------------------------------
 class StepInputs(NamedTuple):
-    """What the compiled step needs from a body, as :meth:`RigidInertialNode.step_inputs` gives it.
+    """What the compiled step needs from a body, as ``RigidInertialNode.step_inputs()`` gives it.
 
     ``static`` (hashable: each load's class, then the wrench sources) and ``spec``
     (the confinement's static part, ``None`` for a free body) key the compilation;

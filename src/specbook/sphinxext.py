@@ -53,19 +53,7 @@ def _replace(app, doctree: nodes.document, docname: str) -> None:
     if not placeholders:
         return
     env = app.env
-    order = [docname] + [d for d in env.found_docs if d != docname]
-    try:
-        toc = env.toctree_includes  # keep the reading order of the table of contents
-        seen, queue = [], [env.config.root_doc]
-        while queue:
-            doc = queue.pop(0)
-            if doc in seen:
-                continue
-            seen.append(doc)
-            queue[0:0] = toc.get(doc, [])
-        order = [d for d in seen if d in env.found_docs]
-    except AttributeError:  # pragma: no cover - older Sphinx
-        pass
+    order = _reading_order(app, docname)  # the table of contents' reading order
     table = nodes.table(classes=["specbook-summary"])
     group = nodes.tgroup(cols=4)
     table += group

@@ -101,12 +101,7 @@ class CentreContact(Interaction):
     @classmethod
     def Projection(cls, **settings: Any) -> "CentreContact":
         """``CentreContact(rung="projection", **settings)``."""
-        if "rung" in settings:
-            raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Projection(...), "
-                f"which sets rung='projection' itself"
-            )
-        return cls(rung="projection", **settings)
+        return cls.on_rung("projection", settings)
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
         """Build the centre confinement (``mime.interactions._projection.build_centre_confinement``)."""

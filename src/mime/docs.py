@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mime.errors import ValidationError
-from mime.registry import REGISTRY, Entry, Registry, format_type
+from mime.registry import REGISTRY, DefaultKind, Entry, Registry, format_type
 
 __all__ = ["SECTION_TITLES", "Rows", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
 
@@ -115,19 +115,6 @@ class EntryPage:
             if s.title == title:
                 return s
         raise ValidationError(f"title = {title!r} is not allowed; expected one of {list(self.titles)}")
-
-    @property
-    def validity_count(self) -> int:
-        """How many validity lines the page lists."""
-        return len(self.entry.validity)
-
-    def tables(self) -> dict[str, Rows]:
-        """Every table on the page, keyed ``"<section>/<n>"``."""
-        out = {}
-        for s in self.sections:
-            for n, t in enumerate(s.tables()):
-                out[f"{s.title or 'intro'}/{n}"] = t
-        return out
 
 
 def hand_written(entry: type[Entry]) -> str:
@@ -229,7 +216,7 @@ def _settings(entry: type[Entry]) -> Section:
     if with_defaults:
         blocks.append(
             "Each default is a claim about the model, and its kind says which profiles take it: "
-            + "; ".join(f"a {k.value} default is {k.profile_rule}" for k in _kinds())
+            + "; ".join(f"a {k.value} default is {k.profile_rule}" for k in DefaultKind)
             + ". The rule and the basis of each:"
         )
         blocks.append(
@@ -239,12 +226,6 @@ def _settings(entry: type[Entry]) -> Section:
             )
         )
     return Section("Settings", tuple(blocks))
-
-
-def _kinds():
-    from mime.registry import DefaultKind
-
-    return tuple(DefaultKind)
 
 
 def _roles(entry: type[Entry]) -> Section:
@@ -363,8 +344,8 @@ def entry_page(entry: type[Entry], *, registry: Registry | None = None) -> Entry
     >>> page = entry_page(Contact)
     >>> page.titles[:3]
     ('At a glance', 'What it models, and when not to use it', 'Settings')
-    >>> page.validity_count == len(Contact.validity)
-    True
+    >>> len(page.section("Validity").blocks)
+    2
     """
     if not (isinstance(entry, type) and issubclass(entry, Entry)):
         raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry class such as mime.Contact")

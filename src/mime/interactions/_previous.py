@@ -16,13 +16,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mime.errors import ValidationError
-from mime.interactions.contact import (
-    CONTACT_FAMILY,
-    Contact,
-    margin_setting,
-    rule_setting,
-    rung_setting,
-)
+from mime.interactions.contact import CONTACT_FAMILY, Contact
 from mime.registry import (
     Family,
     GradientStatus,
@@ -63,10 +57,9 @@ class CentreContact(Interaction):
     includes_lubrication: ClassVar[bool] = False
 
     CONTACT_ULPS: ClassVar[int] = Contact.CONTACT_ULPS
-    """Width of the contact band, in units in the last place of the position's magnitude."""
     constants: ClassVar[dict[str, str]] = {"CONTACT_ULPS": Contact.constants["CONTACT_ULPS"]}
 
-    settings: ClassVar[tuple[Setting, ...]] = (margin_setting(), rule_setting(), rung_setting())
+    settings: ClassVar[tuple[Setting, ...]] = Contact.settings[:3]  # margin, rule, rung
     roles: ClassVar[tuple[Role, ...]] = Contact.roles
     rungs: ClassVar[tuple[Rung, ...]] = Contact.rungs
     gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP

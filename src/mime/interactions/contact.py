@@ -40,7 +40,7 @@ from mime.registry import (
 )
 from mime.units import Damping, Length, N_s_per_m, Quantity, Stiffness, m
 
-__all__ = ["Contact", "CONTACT_FAMILY", "margin_setting", "rule_setting", "rung_setting", "hull_size"]
+__all__ = ["Contact", "CONTACT_FAMILY", "hull_size"]
 
 CONTACT_FAMILY = Family(
     "contact",
@@ -88,45 +88,6 @@ def _default_damping(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any
     return N_s_per_m(0.0) if values.get("rung") == "penalty" else NOT_USED
 
 
-def margin_setting() -> Setting:
-    """The ``margin`` setting every contact version shares."""
-    return Setting(
-        "margin",
-        Annotated[Quantity, Length],
-        SettingRole.NUMERICAL,
-        default=REQUIRED,
-        constraint=_positive,
-        allowed="a positive length",
-    )
-
-
-def rule_setting() -> Setting:
-    """The ``rule`` setting every contact version shares."""
-    return Setting(
-        "rule",
-        str,
-        SettingRole.PHYSICAL,
-        default="remove_outward",
-        default_kind=DefaultKind.CONVENTION,
-        rule="the setting's written default",
-        basis=(
-            "a contact that is frictionless and does not bounce: the velocity into the surface is "
-            "taken away and nothing else, which models the contact's physics and is no solver's choice"
-        ),
-        choices=("remove_outward",),
-    )
-
-
-def rung_setting() -> Setting:
-    """The ``rung`` setting: which rung builds the entry (no default)."""
-    return Setting(
-        "rung",
-        str | None,
-        SettingRole.DESIGN,
-        default=None,
-    )
-
-
 @register
 class Contact(Interaction):
     """Hold a rigid body on the free side of a fixed surface, each hull point ``margin`` from it.
@@ -166,9 +127,29 @@ class Contact(Interaction):
     }
 
     settings: ClassVar[tuple[Setting, ...]] = (
-        margin_setting(),
-        rule_setting(),
-        rung_setting(),
+        # margin, rule and rung: every contact version shares them (CentreContact reads these three)
+        Setting(
+            "margin",
+            Annotated[Quantity, Length],
+            SettingRole.NUMERICAL,
+            default=REQUIRED,
+            constraint=_positive,
+            allowed="a positive length",
+        ),
+        Setting(
+            "rule",
+            str,
+            SettingRole.PHYSICAL,
+            default="remove_outward",
+            default_kind=DefaultKind.CONVENTION,
+            rule="the setting's written default",
+            basis=(
+                "a contact that is frictionless and does not bounce: the velocity into the surface is "
+                "taken away and nothing else, which models the contact's physics and is no solver's choice"
+            ),
+            choices=("remove_outward",),
+        ),
+        Setting("rung", str | None, SettingRole.DESIGN, default=None),
         Setting(
             "spacing",
             Annotated[Quantity | None, Length],

@@ -101,13 +101,9 @@ class SettingRole(str, Enum):
 
 
 class DefaultKind(str, Enum):
-    """How a default is justified, and so which profiles take it.
-
-    - ``determined``: fixed by the other settings and the bound things; resolved in every profile.
-    - ``convention``: a stated modelling convention; taken in every profile.
-    - ``numerical``: a solver's stated rule, never a converged value; taken in the
-      ``exploratory`` profile only, and stamped ``pending`` in the run's record.
-    """
+    """How a default is justified (fixed by the other settings and the bound things; a stated
+    modelling convention; a solver's stated rule, never a converged value), and so which
+    profiles take it: :attr:`profile_rule`."""
 
     DETERMINED = "determined"
     CONVENTION = "convention"

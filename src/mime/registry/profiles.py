@@ -1,13 +1,8 @@
 """Profiles, and how an entry's defaults are resolved in each.
 
-- a *determined* default is resolved in every profile;
-- a *convention* default is taken in every profile;
-- a *numerical* default is taken in the ``exploratory`` profile only, and
-  stamped ``pending`` in the run's record; any other profile refuses it, and
-  the setting must be given.
-
-The outcome for each setting is a :class:`ResolvedSetting` whose
-``provenance`` says where its value came from.
+A profile takes a default by its kind (:attr:`mime.registry.DefaultKind.profile_rule`
+states the rule once); :func:`resolve_settings` records where each setting's value came
+from (:class:`Provenance`).
 """
 
 from __future__ import annotations

@@ -51,10 +51,7 @@ class CentreContact(Interaction):
     notes: ClassVar[str | None] = "centre_contact_notes.md"
     references: ClassVar[tuple[str, ...]] = ("StewartTrinkle1996",)
 
-    holds_off: ClassVar[str | None] = "margin"
-    id_roles: ClassVar[tuple[str, ...] | None] = None
-    moving: ClassVar[bool] = False
-    includes_lubrication: ClassVar[bool] = False
+    holds_off: ClassVar[str | None] = "margin"  # id_roles, moving, includes_lubrication: Interaction's defaults
 
     CONTACT_ULPS: ClassVar[int] = Contact.CONTACT_ULPS
     constants: ClassVar[dict[str, str]] = {"CONTACT_ULPS": Contact.constants["CONTACT_ULPS"]}

@@ -109,10 +109,7 @@ class Contact(Interaction):
     notes: ClassVar[str | None] = "contact_notes.md"
     references: ClassVar[tuple[str, ...]] = ("StewartTrinkle1996",)
 
-    holds_off: ClassVar[str | None] = "margin"
-    id_roles: ClassVar[tuple[str, ...] | None] = None
-    moving: ClassVar[bool] = False
-    includes_lubrication: ClassVar[bool] = False
+    holds_off: ClassVar[str | None] = "margin"  # id_roles, moving, includes_lubrication: Interaction's defaults
 
     # the numerics' own constants, read from there (mime.interactions._projection)
     SPACING_FLOOR: ClassVar[float] = numerics.SPACING_FLOOR

@@ -1,6 +1,6 @@
 """Profiles, and how an entry's defaults are resolved in each.
 
-A profile takes a default by its kind (:attr:`mime.registry.DefaultKind.profile_rule`
+A profile takes a default by its kind (:attr:`mime.registry.declarations.DefaultKind.profile_rule`
 states the rule once); :func:`resolve_settings` records where each setting's value came
 from (:class:`Provenance`).
 """

@@ -222,6 +222,7 @@ def check_params(where: str, table: Mapping[str, Sequence[Constraint]], values: 
     Raises:
         skcomplex.exceptions.ValidationError: ``"<where>: <name> must be <allowed>, got <value!r>"``.
     """
+    __tracebackhide__ = True  # IPython and pytest show the caller's line, not this machinery
     for name, value in values.items():
         constraints = table.get(name)
         if constraints is not None and not any(c.accepts(value) for c in constraints):
@@ -244,6 +245,7 @@ def validate_params(table: Mapping[str, Sequence[Constraint]]) -> Callable[[Call
 
         @functools.wraps(function)
         def checked(*args: Any, **kwargs: Any) -> Any:
+            __tracebackhide__ = True
             bound = signature.bind(*args, **kwargs)
             bound.apply_defaults()
             check_params(where, table, bound.arguments)

@@ -1,7 +1,7 @@
 """Declarations read from an annotated signature: roles, parameters and their domains.
 
 (A class that is not an interaction, such as ``Simulation``, declares instead
-one ``_parameter_constraints`` table, see :mod:`skcomplex._constraints`;
+one ``_parameter_constraints`` table, see ``skcomplex._constraints``;
 :func:`describe_parameters` reads that table for such a class, so the book
 renders both kinds of declaration the same way.)
 
@@ -23,7 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
-from skcomplex._constraints import Constraint, allowed_text, constraints_of
+from skcomplex._constraints import allowed_text, constraints_of
 from skcomplex.core.sets import FiniteSet, RealSet
 from skcomplex.exceptions import ValidationError
 
@@ -88,7 +88,7 @@ class DeclaredParameter:
     spec: RoleSpec | ParameterSpec | None
     default: Any
     description: str
-    constraints: tuple[Constraint, ...] = ()
+    constraints: tuple = ()
 
     @property
     def required(self) -> bool:

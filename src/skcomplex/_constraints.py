@@ -246,7 +246,10 @@ def validate_params(table: Mapping[str, Sequence[Constraint]]) -> Callable[[Call
         @functools.wraps(function)
         def checked(*args: Any, **kwargs: Any) -> Any:
             __tracebackhide__ = True
-            bound = signature.bind(*args, **kwargs)
+            try:
+                bound = signature.bind(*args, **kwargs)
+            except TypeError:  # a call that does not fit the signature: Python's own message says why
+                return function(*args, **kwargs)
             bound.apply_defaults()
             check_params(where, table, bound.arguments)
             return function(*args, **kwargs)

@@ -242,3 +242,10 @@ def test_simulation_parameter_table_reads_the_declaration():
     assert rows["dt"].domain_text == "a finite number > 0" and rows["dt"].required
     assert rows["max_events"].domain_text == "an int >= 1" and rows["max_events"].default == 16
     assert all(p.description for p in rows.values())
+
+
+def test_a_call_that_does_not_fit_the_signature_keeps_pythons_error():
+    with pytest.raises(TypeError, match=r"ContinuousSpace.__init__\(\) got an unexpected keyword argument 'foo'"):
+        ContinuousSpace(2, foo=1)
+    with pytest.raises(TypeError, match=r"missing 1 required positional argument: 'until'"):
+        Simulation(system(), dt=0.1).run()

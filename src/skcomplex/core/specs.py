@@ -1,10 +1,5 @@
 """Declarations read from an annotated signature: roles, parameters and their domains.
 
-(A class that is not an interaction, such as ``Simulation``, declares instead
-one ``_parameter_constraints`` table, see ``skcomplex._constraints``;
-:func:`describe_parameters` reads that table for such a class, so the book
-renders both kinds of declaration the same way.)
-
 An interaction's ``__init__`` signature is its declaration. A parameter annotated
 ``Annotated[str, RoleSpec()]`` names an element playing a role; one annotated
 ``Annotated[float, ParameterSpec(domain=...)]`` is a physical parameter whose
@@ -12,6 +7,11 @@ value must lie in the domain. Validation (:func:`validate_arguments`) and the
 book's parameter table (:func:`describe_parameters`) both read these
 annotations, so the two cannot disagree. A subclass inherits the declaration of
 a parameter of the same name from its bases when it does not annotate it itself.
+
+A class that is not an interaction, such as ``Simulation``, declares instead
+one ``_parameter_constraints`` table (see ``skcomplex._constraints``), and
+:func:`describe_parameters` reads that table for it, so the book renders both
+kinds of declaration the same way.
 """
 
 from __future__ import annotations

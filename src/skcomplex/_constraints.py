@@ -60,6 +60,14 @@ def _number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+def _finite(value: int | float) -> bool:
+    """Finite as a float: an int too large for a float (``10**400``) is not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
+
+
 @dataclass(frozen=True)
 class Interval:
     """A finite number (``kind=float``) or an int (``kind=int``) between two bounds.
@@ -93,7 +101,7 @@ class Interval:
         if self.kind is int:
             if isinstance(value, bool) or not isinstance(value, int):
                 return False
-        elif not _number(value) or not math.isfinite(value):
+        elif not _number(value) or not _finite(value):
             return False
         if self.low is not None:
             if value < self.low or (value == self.low and self.closed not in ("left", "both")):

@@ -113,9 +113,13 @@ class Contact(Interaction):
 
     # the numerics' own constants, read from there (mime.interactions._projection)
     SPACING_FLOOR: ClassVar[float] = numerics.SPACING_FLOOR
+    """The finest default spacing, as a fraction of the hull's size."""
     CONTACT_ULPS: ClassVar[int] = numerics.CONTACT_ULPS
+    """The contact band's width, in units in the last place of the position's magnitude."""
     CONVERGED: ClassVar[float] = numerics.CONVERGED
+    """The share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
     GROUPS: ClassVar[int] = numerics.GROUPS
+    """How many groups the hull's points are split into; each step holds one point of each."""
     constants: ClassVar[dict[str, str]] = {
         "SPACING_FLOOR": "the finest default spacing, as a fraction of the hull's size",
         "CONTACT_ULPS": "the contact band's width, in units in the last place of the position's magnitude",

@@ -34,19 +34,20 @@ $(STAMP): pyproject.toml
 
 setup: $(STAMP)
 
-# The pages whose execution key changed run first, in parallel (one kernel per core, into
-# _build/.jupyter_cache), each reported with its reason; then Sphinx reads every page afresh
-# (a fresh environment: no warning is hidden) with outputs from the cache, and writes the
-# claim ledger (claims.json), whose differences from the previous build's are printed.
-# When nothing the build reads changed since the last strict build succeeded (specbook.buildkey),
-# that build's site is current and Sphinx is not run again.
+# Every page is reported first: cached, or to re-run and why (specbook.execute --plan). Then
+# Sphinx reads every page afresh (a fresh environment: no warning is hidden) while the pages
+# whose execution key changed run beside it (one kernel per core, into _build/.jupyter_cache):
+# it reads the others first and each stale page once its run ended. The build writes the claim
+# ledger (claims.json), whose differences from the previous build's are printed. When every
+# page is cached and nothing the build reads changed since the last strict build succeeded
+# (specbook.buildkey), that build's site is current and Sphinx is not run again.
 book: $(STAMP)
 	@test ! -f $(BUILD)/html/claims.json || cp $(BUILD)/html/claims.json $(BUILD)/claims-previous.json
-	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.execute
-	@$(BIN)/python -m specbook.buildkey check || { \
+	@$(BIN)/python -m specbook.execute --plan; plan=$$?; test $$plan = 0 -o $$plan = 3 || exit $$plan; \
+	if test $$plan = 0 && $(BIN)/python -m specbook.buildkey check; then :; else \
 	  echo "rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees"; \
 	  rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
-	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; }
+	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; fi
 	@test ! -f $(BUILD)/claims-previous.json || $(BIN)/python -m specbook.diff $(BUILD)/claims-previous.json $(BUILD)/html/claims.json
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 

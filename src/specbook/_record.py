@@ -8,6 +8,9 @@ before the first cell, and asks for :func:`report` after the last. Between the t
   the page opens for reading (data, notes, saved experiments, its own folder's files);
 - after each cell, the claims the cell made or re-made are noted with the cell's execution
   count, so the build can anchor each claim to the cell that makes it;
+- once JAX is imported, a :mod:`jax.monitoring` listener sums the seconds JAX spends
+  tracing, lowering and compiling (and reading compiled programs from its persistent
+  cache), so the build can say where a page's time went;
 - :func:`report` adds every module file under ``src/`` in ``sys.modules``.
 """
 
@@ -19,7 +22,31 @@ import sys
 
 _IGNORED_PARTS = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".hypothesis",
                   ".ipynb_checkpoints", ".jupyter_cache"}
-_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}}
+_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}, "jax": None}
+_JAX_EVENTS = {  # jax.monitoring duration events, summed under these names (seconds)
+    "/jax/core/compile/jaxpr_trace_duration": "tracing",
+    "/jax/core/compile/jaxpr_to_mlir_module_duration": "lowering",
+    "/jax/core/compile/backend_compile_duration": "compiling",
+    "/jax/compilation_cache/cache_retrieval_time_sec": "cache reads",
+}
+
+
+def _on_jax_event(event: str, seconds: float, **_: object) -> None:
+    name = _JAX_EVENTS.get(event)
+    if name is not None:
+        _STATE["jax"][name] = _STATE["jax"].get(name, 0.0) + float(seconds)
+
+
+def _listen_to_jax() -> None:
+    """Register the duration listener once ``jax.monitoring`` exists (imported by the page, never by us)."""
+    monitoring = sys.modules.get("jax.monitoring")
+    if _STATE["jax"] is not None or monitoring is None:
+        return
+    register = getattr(monitoring, "register_event_duration_secs_listener", None)
+    if register is None:  # pragma: no cover - every supported jax has it
+        return
+    _STATE["jax"] = {}
+    register(_on_jax_event)
 
 
 def _under_root(path: str) -> str | None:
@@ -51,6 +78,10 @@ def _reads(mode, flags) -> bool:
 
 
 def _hook(event: str, args: tuple) -> None:
+    if event == "import":
+        if _STATE["jax"] is None and "jax.monitoring" in sys.modules:
+            _listen_to_jax()
+        return
     if event != "open" or not args:
         return
     path = args[0]
@@ -122,9 +153,12 @@ def _claims() -> list[dict]:
 
 
 def report() -> str:
-    """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative) and ``claims``."""
+    """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative), ``claims``
+    and ``jax_seconds`` (JAX's tracing, lowering, compiling and cache reads, seconds)."""
     modules = _module_files()
     reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
     missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}
+    spent = _STATE["jax"] or {}
+    jax_seconds = {name: round(spent[name], 3) for name in _JAX_EVENTS.values() if name in spent}
     return json.dumps({"modules": sorted(modules), "reads": sorted(reads), "missing": sorted(missing),
-                       "claims": _claims()})
+                       "claims": _claims(), "jax_seconds": jax_seconds})

@@ -50,13 +50,17 @@ from typing import Any
 from specbook._claims import _ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
-__all__ = ["CACHE", "TIMES", "PagePlan", "execute_pages", "main", "merge_caches", "plan", "shard", "toc_pages"]
+__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "main", "merge_caches", "plan", "shard", "toc_pages",
+           "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
 """The notebook cache, relative to the book's root; ``execute: cache`` in ``_config.yml`` reads it."""
 TIMES = Path("_build") / "page-seconds.json"
 """The file, relative to the book's root, of each page's last execution time in seconds (it orders and balances the runs)."""
 _RECORDER = Path(__file__).with_name("_record.py")
+STALE = 3
+"""The exit status of ``python -m specbook.execute --plan`` when some page would re-run (0: all cached)."""
+_PARSED: dict[str, Any] = {}  # _read's parsed pages, by path: ((text, config bytes), notebook)
 
 
 def toc_pages(root: str | os.PathLike[str]) -> list[Path]:
@@ -102,15 +106,26 @@ def _md_config(root: Path):
 
 
 def _read(path: Path, root: Path):
-    """The page as a notebook, read exactly as myst-nb reads it, so its cache key is the build's."""
-    from myst_nb.core.config import NbParserConfig
-    from myst_nb.core.read import create_nb_reader
+    """The page as a notebook, read exactly as myst-nb reads it, so its cache key is the build's.
+
+    Parsing a page's Markdown is the slow part of planning, and a build asks for each
+    page several times; the parse is kept for as long as the page's and the
+    configuration's bytes are unchanged, and a copy is returned each time.
+    """
+    import copy
 
     text = path.read_text(encoding="utf-8")
-    reader = create_nb_reader(str(path), _md_config(root), NbParserConfig(), text)
-    if reader is None:  # pragma: no cover - toc_pages keeps notebooks only
-        raise ValueError(f"{path} is not a MyST notebook")
-    return reader.read(text)
+    config = (root / "_config.yml").read_bytes() if (root / "_config.yml").is_file() else b""
+    stored = _PARSED.get(str(path))
+    if stored is None or stored[0] != (text, config):
+        from myst_nb.core.config import NbParserConfig
+        from myst_nb.core.read import create_nb_reader
+
+        reader = create_nb_reader(str(path), _md_config(root), NbParserConfig(), text)
+        if reader is None:  # pragma: no cover - toc_pages keeps notebooks only
+            raise ValueError(f"{path} is not a MyST notebook")
+        stored = _PARSED[str(path)] = ((text, config), reader.read(text))
+    return copy.deepcopy(stored[1])
 
 
 @dataclass
@@ -197,7 +212,10 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
             return json.loads(ast.literal_eval(value["data"]["text/plain"]))
         return None
 
+    started: list[float] = []
+
     async def on_start(notebook) -> None:
+        started.append(time.perf_counter())  # the kernel is up: what came before is its start
         await ask(_START.format(recorder=str(_RECORDER), root=str(root)))
 
     async def on_executed(cell, cell_index, execute_reply) -> None:
@@ -219,7 +237,25 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
     seconds = time.perf_counter() - start
     if error is None and last is not None and not used:
         error = "specbook's recorder did not report what the page used"
-    return {"notebook": nbformat.writes(nb), "seconds": seconds, "error": error, "used": used}
+    kernel = started[0] - start if started else seconds
+    return {"notebook": nbformat.writes(nb), "seconds": seconds, "kernel": kernel, "error": error, "used": used}
+
+
+def where_time_went(seconds: float, kernel: float, jax_seconds: dict[str, float]) -> str:
+    """A page's run split into kernel start, JAX's compilation work and the rest, as text.
+
+    ``jax_seconds`` is the recorder's sum of JAX's tracing, lowering, compiling and
+    persistent-cache reads; "the page" is what is left: imports, the page's own arithmetic,
+    plotting and the claims.
+
+    >>> where_time_went(20.0, 1.5, {"tracing": 2.0, "lowering": 1.0, "compiling": 6.5})
+    'kernel 1.5 s, JAX 9.5 s (tracing 2.0, lowering 1.0, compiling 6.5), the page 9.0 s'
+    """
+    jax_total = sum(jax_seconds.values())
+    parts = ", ".join(f"{name} {value:.1f}" for name, value in jax_seconds.items())
+    rest = max(0.0, seconds - kernel - jax_total)
+    jax_text = f"JAX {jax_total:.1f} s ({parts})" if jax_seconds else "JAX 0.0 s"
+    return f"kernel {kernel:.1f} s, {jax_text}, the page {rest:.1f} s"
 
 
 def _order(pages: list[Path], times: dict[str, float]) -> list[Path]:
@@ -278,6 +314,7 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
     data = {DATA_KEY: {
         "page": rel, "files": files, "environment": environment, "seconds": result["seconds"],
         "key": page_key(hashkey, files, environment), "claims": used.get("claims", []),
+        "kernel_seconds": result.get("kernel"), "jax_seconds": used.get("jax_seconds") or {},
     }}
     record = cache.cache_notebook_bundle(CacheBundleIn(nb, rel, data=data), check_validity=False, overwrite=True)
     for other in cache.list_cache_records():
@@ -303,12 +340,16 @@ def _cached_claims(cache, page: Path, root: Path) -> str:
 
 def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None, *, workers: int | None = None,
                   timeout: int = 600, cache_dir=None, force: bool = False, shard_of: tuple[int, int] | None = None,
-                  out=sys.stdout, prefix: str = "") -> int:
+                  out=sys.stdout, prefix: str = "", verdicts: list[PagePlan] | None = None,
+                  on_finished=None, report_only: bool = False) -> int:
     """Execute the pages whose key changed (``workers`` at once) into the cache; report every page.
 
     ``pages`` defaults to every page of the table of contents; ``shard_of = (k, n)`` keeps
-    the ``k``-th of ``n`` balanced shards of them. Returns the number of pages that failed;
-    each is reported with the claim that broke.
+    the ``k``-th of ``n`` balanced shards of them. ``verdicts`` is a plan already made
+    (:func:`plan`) for those pages. ``on_finished(rel, ok)`` is called as each stale page is
+    done (stored in the cache, or failed). ``report_only`` prints each page's verdict and
+    runs nothing. Returns the number of pages that failed (with ``report_only``: the number
+    that would run); each failure is reported with the claim that broke.
     """
     root = Path(root).resolve()
     times_path = root / TIMES
@@ -319,13 +360,18 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
         pages = [p for p in pages if p.relative_to(root).as_posix() in keep]
     environment = environment_record()
     cache = _cache(root, cache_dir)
-    verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment)
+    if verdicts is None:
+        verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment)
     for v in verdicts:
         if v.reason is None:
             print(f"{prefix}{v.rel}: cached{_cached_claims(cache, v.page, root)}", file=out, flush=True)
     stale = {v.page: v for v in verdicts if v.reason is not None}
     todo = sorted(stale, key=lambda p: -times.get(stale[p].rel, 0.0))
     label = f" (shard {shard_of[0]}/{shard_of[1]})" if shard_of else ""
+    if report_only:
+        for page in todo:
+            print(f"{prefix}{stale[page].rel}: to re-run ({stale[page].reason})", file=out, flush=True)
+        return len(todo)
     if not todo:
         print(f"{prefix}specbook.execute{label}: {len(verdicts)} pages, all cached", file=out, flush=True)
         return 0
@@ -340,14 +386,18 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
         times[verdict.rel] = round(result["seconds"], 2)
         if result["error"] is None:
             _store(cache, root, page, verdict.rel, result, environment)
+            split = where_time_went(result["seconds"], result.get("kernel", 0.0),
+                                    result["used"].get("jax_seconds") or {})
             print(f"{prefix}{verdict.rel}: re-ran ({verdict.reason}) in {result['seconds']:.1f} s, "
-                  f"{_claims_text(result['used'].get('claims', []))}", file=out, flush=True)
+                  f"{_claims_text(result['used'].get('claims', []))} [{split}]", file=out, flush=True)
         else:
             failures.append((verdict.rel, result["error"]))
             found = failed_claim(result["error"])
             named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
             print(f"{prefix}{verdict.rel}: {named} after {result['seconds']:.1f} s (ran because {verdict.reason})",
                   file=out, flush=True)
+        if on_finished is not None:
+            on_finished(verdict.rel, result["error"] is None)
 
     if workers == 1:  # one page at a time: in this process, no worker to start
         for page in todo:
@@ -419,6 +469,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None, help="kernels at once (default: one per core)")
     parser.add_argument("--timeout", type=int, default=600, help="seconds a cell may run")
     parser.add_argument("--force", action="store_true", help="execute the pages even where their key matches")
+    parser.add_argument("--plan", action="store_true",
+                        help="print each page's verdict (cached, or to re-run and why) and run nothing")
     parser.add_argument("--shard", type=_shard_arg, default=None, metavar="K/N",
                         help="execute only the K-th of N shards, balanced by the pages' recorded times")
     parser.add_argument("--cache", default=None, help=f"the notebook cache folder (default: ROOT/{CACHE.as_posix()})")
@@ -437,7 +489,9 @@ def main(argv: list[str] | None = None) -> int:
         if missing:
             parser.error(f"no such page: {', '.join(missing)}")
     failed = execute_pages(root, pages, workers=args.workers, timeout=args.timeout, cache_dir=args.cache,
-                           force=args.force, shard_of=args.shard)
+                           force=args.force, shard_of=args.shard, report_only=args.plan)
+    if args.plan:
+        return STALE if failed else 0
     return 1 if failed else 0
 
 

@@ -1,8 +1,9 @@
 """A Sphinx extension for the book: pages executed by key, the claim ledger, the summaries of claims.
 
-Before any page is read, every page whose execution key changed is executed
-(``specbook.execute``; see ``specbook.keys``) and a page that could not be re-run
-loses its cached notebook, so no stale output is ever shown. Each claim is anchored
+Every page whose execution key changed is executed (``specbook.execute``; see
+``specbook.keys``), in the background while Sphinx reads the other pages, and each is
+read only once its run ended; a page that could not be re-run loses its cached
+notebook, so no stale output is ever shown. Each claim is anchored
 at the cell that makes it (``#claim-<key>``); the build writes every claim of the book
 to ``claims.json`` in the site (``specbook.ledger``), and ``{specbook-claims}`` lists
 them, grouped by page, linked to where they are made and to their source's API entry.
@@ -163,53 +164,117 @@ class _LogLines:
 
 
 def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
-    """Execute every page whose execution key changed, before any page is read.
+    """Start executing every page whose execution key changed, before any page is read.
 
     jupyter-cache matches a page by its code cells alone; a page whose cells did not
     change but whose modules, data or environment did would otherwise show the old
-    outputs, and its claims would not run. ``specbook.execute`` checks each page's key
-    and runs the stale ones (several at once); a page still stale afterwards (it failed)
-    loses its cached notebook, so myst-nb executes it and the build fails on it. Each
-    page's use record (its claims included) is kept for the ledger. Returns the pages
-    re-executed, for Sphinx to read again in an incremental build (``make book`` always
-    reads every page afresh).
+    outputs, and its claims would not run. ``specbook.execute`` checks each page's key.
+    With a serial read (the case for Jupyter Book 1.x), the stale pages run in the
+    background (:class:`specbook._background.PageRuns`) while Sphinx reads the others,
+    and each is read once its run ended (:func:`_wait_for_page`); otherwise they run
+    here, before reading. A page that could not be re-run loses its cached notebook, so
+    myst-nb executes it and the build fails on it: no stale output is ever shown. Each
+    page's use record (its claims included) is kept for the ledger. Returns the stale
+    pages, for Sphinx to read again in an incremental build (``make book`` always reads
+    every page afresh).
     """
     config = _cache_config(env)
     app.specbook_use = {}
+    app.specbook_runs = None
     if config is None:
         return []
     from pathlib import Path
 
-    from jupyter_cache import get_cache
     from sphinx.util import logging
 
     from specbook import execute
-    from specbook.keys import DATA_KEY
+    from specbook._background import PageRuns
 
     logger = logging.getLogger(__name__)
     root = Path(app.srcdir)
     if not (root / "_toc.yml").is_file():
         return []
     cache_dir = Path(config.execution_cache_path)
-    before = {r.uri: r.hashkey for r in get_cache(str(cache_dir)).list_cache_records()}
-    failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ")
-    cache = get_cache(str(cache_dir))
-    for verdict in execute.plan(root, cache_dir=cache_dir):
-        nb = execute._read(verdict.page, root)
-        try:
-            record = cache.match_cache_notebook(nb)
-        except KeyError:
-            continue
-        if verdict.reason is not None:  # failed to re-run: never show its old outputs
-            cache.remove_cache(record.pk)
-            continue
-        docname = Path(verdict.rel).with_suffix("").as_posix()
-        app.specbook_use[docname] = (record.data or {}).get(DATA_KEY) or {}
+    verdicts = execute.plan(root, cache_dir=cache_dir)
+    stale = sorted(Path(v.rel).with_suffix("").as_posix() for v in verdicts if v.reason is not None)
+    for verdict in verdicts:
+        if verdict.reason is None:
+            _keep_use(app, root, cache_dir, verdict.page)
+    if stale and not (app.parallel > 1 and app.is_parallel_allowed("read")):
+        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute._load_times(root / execute.TIMES)).start()
+        return [name for name in stale if name in env.found_docs]
+    failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ",
+                                   verdicts=verdicts)
+    for verdict in verdicts:
+        if verdict.reason is not None:
+            _keep_use(app, root, cache_dir, verdict.page, ran=True)
     if failed:
         logger.warning(f"specbook: {failed} page(s) failed to execute; see above", type="specbook")
-    after = {r.uri: r.hashkey for r in cache.list_cache_records()}
-    return sorted(Path(uri).with_suffix("").as_posix() for uri in set(before) | set(after)
-                  if before.get(uri) != after.get(uri) and Path(uri).with_suffix("").as_posix() in env.found_docs)
+    return [name for name in stale if name in env.found_docs]
+
+
+def _keep_use(app, root, cache_dir, page, *, ran: bool = False) -> None:
+    """Keep a page's use record for the ledger; a page that ran but is still stale loses its cached notebook."""
+    from pathlib import Path
+
+    from jupyter_cache import get_cache
+
+    from specbook import execute
+    from specbook.keys import DATA_KEY, environment_record, why_stale
+
+    cache = get_cache(str(cache_dir))
+    try:
+        record = cache.match_cache_notebook(execute._read(page, root))
+    except KeyError:
+        return
+    use = (record.data or {}).get(DATA_KEY)
+    if ran and why_stale(use, root, environment_record()) is not None:  # failed to re-run: never show old outputs
+        cache.remove_cache(record.pk)
+        return
+    docname = Path(page).resolve().relative_to(root.resolve()).with_suffix("").as_posix()
+    app.specbook_use[docname] = use or {}
+
+
+def _read_stale_pages_last(app, env, docnames: list[str]) -> None:
+    """Sphinx reads the pages still executing last, in the order their runs should end."""
+    runs = getattr(app, "specbook_runs", None)
+    if runs is not None:
+        runs.reorder(docnames)
+
+
+def _wait_for_page(app, docname: str, source: list[str]) -> None:
+    """Before a page is read: log the executor's report so far, and wait if the page is still running."""
+    runs = getattr(app, "specbook_runs", None)
+    if runs is None:
+        return
+    from pathlib import Path
+
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    ok = runs.wait(docname, logger.info)
+    if ok is None:
+        return
+    root = Path(app.srcdir)
+    page = root / (docname + ".md")
+    _keep_use(app, root, Path(app.env.mystnb_config.execution_cache_path), page, ran=True)
+
+
+def _finish_runs(app, env) -> None:
+    """Once every page is read: wait for the last runs, log the rest of the report, warn on failures."""
+    runs = getattr(app, "specbook_runs", None)
+    if runs is None:
+        return
+    from sphinx.util import logging
+
+    logger = logging.getLogger(__name__)
+    runs.join(logger.info)
+    app.specbook_runs = None
+    if runs.error is not None:
+        logger.warning(f"specbook: executing the stale pages failed: {type(runs.error).__name__}: {runs.error}",
+                       type="specbook")
+    elif runs.failed:
+        logger.warning(f"specbook: {runs.failed} page(s) failed to execute; see above", type="specbook")
 
 
 def _ledger(env) -> dict[str, dict[str, Any]]:
@@ -464,6 +529,9 @@ def _write_cached_outputs(app, doctree) -> None:
 def setup(app) -> dict[str, Any]:
     app.connect("doctree-read", _write_cached_outputs)
     app.connect("env-get-outdated", _bring_cache_up_to_date, priority=100)
+    app.connect("env-before-read-docs", _read_stale_pages_last)
+    app.connect("source-read", _wait_for_page, priority=100)
+    app.connect("env-updated", _finish_runs)
     app.connect("doctree-read", _anchor_claims)
     app.add_node(claims_placeholder)
     app.add_directive("specbook-claims", ClaimsDirective)

@@ -241,7 +241,8 @@ def build_centre_confinement(*, margin: float, rule: str, body: Any, surface: An
     extent = hull.radial_extent
     spec = _Spec(mode="centre", surface=surface)
     report = BuildReport("centre", None, 0, (), (), 0.0, False)
-    return Confinement("0.1.0", None, rule, surface, spec, _scalars(margin, extent, 0.0), report)
+    return Confinement(version="0.1.0", spacing=None, rule=rule, surface=surface, spec=spec,
+                       arrays=_scalars(margin, extent, 0.0), report=report)
 
 
 def _scalars(margin: float, extent: float, shortfall: float) -> ConfinementArrays:
@@ -323,7 +324,8 @@ def build_confinement(
     if not hull.has_hull:
         spec = _Spec(mode="centre", surface=surface, sweeps=sweeps, projection_sweeps=projection_sweeps)
         report = BuildReport("centre", None, 0, (), (), 0.0, False)
-        return Confinement("0.4.0", None, rule, surface, spec, _scalars(margin, hull.extent, 0.0), report)
+        return Confinement(version="0.4.0", spacing=None, rule=rule, surface=surface, spec=spec,
+                           arrays=_scalars(margin, hull.extent, 0.0), report=report)
     size = float(hull.size)
     if spacing is None:
         spacing = default_spacing(margin, size)
@@ -400,7 +402,7 @@ def build_confinement(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),
         float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts),
     )
-    return Confinement("0.4.0", spacing, rule, surface, spec, arrays, report)
+    return Confinement(version="0.4.0", spacing=spacing, rule=rule, surface=surface, spec=spec, arrays=arrays, report=report)
 
 
 # ---------------------------------------------------------------------------------------
@@ -637,7 +639,7 @@ def gram(n: Any, lever: Any, inv_m: Any, inv_I: Any) -> Any:
 
     ``n`` (k, 3) the world normals and ``lever`` (k, 3) the body-frame levers; ``inv_m``
     is 1/mass (1/kg) and ``inv_I`` the three inverse principal moments (1/(kg m^2)).
-    ``K_ij`` is the speed row ``i`` gains per unit force at row ``j`` (m/s per N s).
+    ``K_ij`` is the speed row ``i`` gains per unit impulse at row ``j`` (m/s per N s, 1/kg).
     """
     return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T
 

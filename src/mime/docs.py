@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from mime.errors import ValidationError
-from mime.registry import REGISTRY, Entry, Registry, format_type
+from mime.registry import REGISTRY, DefaultKind, Entry, Registry, format_type
 
 __all__ = ["SECTION_TITLES", "Rows", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
 
@@ -116,19 +116,6 @@ class EntryPage:
                 return s
         raise ValidationError(f"title = {title!r} is not allowed; expected one of {list(self.titles)}")
 
-    @property
-    def validity_count(self) -> int:
-        """How many validity lines the page lists."""
-        return len(self.entry.validity)
-
-    def tables(self) -> dict[str, Rows]:
-        """Every table on the page, keyed ``"<section>/<n>"``."""
-        out = {}
-        for s in self.sections:
-            for n, t in enumerate(s.tables()):
-                out[f"{s.title or 'intro'}/{n}"] = t
-        return out
-
 
 def hand_written(entry: type[Entry]) -> str:
     """The entry's hand-written part, placeholders filled.
@@ -167,7 +154,11 @@ def _class_variable_type(entry: type, name: str) -> str:
     return format_type(hints[name]) if name in hints else type(getattr(entry, name)).__name__
 
 
-def _intro(entry: type[Entry], registry: Registry) -> Section:
+def _hand_written(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
+    return (hand_written(entry),)
+
+
+def _intro(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     versions = registry.versions(entry.namespace, entry.name) if entry.key() in registry else ()
     current = registry.current(entry.namespace, entry.name) if versions else entry
     blocks = [
@@ -188,10 +179,10 @@ def _intro(entry: type[Entry], registry: Registry) -> Section:
             f"`{current.qualified_name()}`, which a script that writes `{current.__name__}` gets. "
             f"A document that names {entry.version} loads this class."
         )
-    return Section("", tuple(blocks))
+    return tuple(blocks)
 
 
-def _glance(entry: type[Entry], registry: Registry) -> Section:
+def _glance(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     built = [r.name for r in entry.built_rungs()]
     members = registry.family(entry.family.name) if entry.family else ()
     family_rungs = sorted({r.name for c in members or (entry,) for r in c.built_rungs()})
@@ -205,10 +196,10 @@ def _glance(entry: type[Entry], registry: Registry) -> Section:
         f"- Derivative: `{entry.gradient.value}`",
         f"- Validity: {n_valid} declared line{'s' if n_valid != 1 else ''}",
     ]
-    return Section("At a glance", ("\n".join(lines),))
+    return ("\n".join(lines),)
 
 
-def _settings(entry: type[Entry]) -> Section:
+def _settings(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     rows = Rows.of(
         entry.settings,
         [
@@ -229,7 +220,7 @@ def _settings(entry: type[Entry]) -> Section:
     if with_defaults:
         blocks.append(
             "Each default is a claim about the model, and its kind says which profiles take it: "
-            + "; ".join(f"a {k.value} default is {k.profile_rule}" for k in _kinds())
+            + "; ".join(f"a {k.value} default is {k.profile_rule}" for k in DefaultKind)
             + ". The rule and the basis of each:"
         )
         blocks.append(
@@ -238,31 +229,22 @@ def _settings(entry: type[Entry]) -> Section:
                 for s in with_defaults
             )
         )
-    return Section("Settings", tuple(blocks))
+    return tuple(blocks)
 
 
-def _kinds():
-    from mime.registry import DefaultKind
-
-    return tuple(DefaultKind)
-
-
-def _roles(entry: type[Entry]) -> Section:
+def _roles(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     roles = ", ".join(f"`{r.name}` ({r.binds})" for r in entry.roles) or "none"
     reads = ", ".join(_code(r) for r in entry.reads) or "none declared"
     delivers = ", ".join(_code(d) for d in entry.delivers) or "none declared"
-    return Section(
-        "Roles, reads and deliveries",
-        (
-            f"Roles, bound by keyword when the entry is attached: {roles}.",
-            f"Reads: {reads}. Deliveries: {delivers}.",
-            "What the plan adds for one particular construction is not listed here: these are "
-            "the class's declarations, and the plan is code the build runs when the entry is attached.",
-        ),
+    return (
+        f"Roles, bound by keyword when the entry is attached: {roles}.",
+        f"Reads: {reads}. Deliveries: {delivers}.",
+        "What the plan adds for one particular construction is not listed here: these are "
+        "the class's declarations, and the plan is code the build runs when the entry is attached.",
     )
 
 
-def _rungs(entry: type[Entry]) -> Section:
+def _rungs(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     blocks: list[Any] = []
     if any(s.name == "rung" for s in entry.settings):
         blocks.append(
@@ -277,10 +259,10 @@ def _rungs(entry: type[Entry]) -> Section:
         if r.requires:
             blocks.append("Supported constructions, by what each bound thing's dynamics must offer:")
             blocks.append(Rows.of(r.requires, [("Requires", "text"), ("Note", "note")]))
-    return Section("Rungs", tuple(blocks))
+    return tuple(blocks)
 
 
-def _gradient(entry: type[Entry]) -> Section:
+def _gradient(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     blocks: list[Any] = [
         f"The derivative through this entry is `{entry.gradient.value}`: {entry.gradient.meaning}."
     ]
@@ -297,38 +279,32 @@ def _gradient(entry: type[Entry]) -> Section:
                 ],
             )
         )
-    return Section("Gradient status", tuple(blocks))
+    return tuple(blocks)
 
 
-def _validity(entry: type[Entry]) -> Section:
+def _validity(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     lines = "\n".join(f"{i}. {v.line}" for i, v in enumerate(entry.validity, start=1))
-    return Section(
-        "Validity",
-        (
-            "Declared validity lines: free text, not parsed, and not yet checked against the "
-            "operating point or the region each one describes.",
-            lines or "None declared.",
-        ),
+    return (
+        "Declared validity lines: free text, not parsed, and not yet checked against the "
+        "operating point or the region each one describes.",
+        lines or "None declared.",
     )
 
 
-def _family(entry: type[Entry], registry: Registry) -> Section:
+def _family(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     if entry.family is None:
-        return Section("Family", ("No family is declared.",))
+        return ("No family is declared.",)
     members = registry.family(entry.family.name)
     listed = ", ".join(f"`{c.name}` {c.version}" for c in members) or "none registered"
-    return Section(
-        "Family",
-        (f"Declared: `{entry.family.name}`. Registered members: {listed}. {entry.family.conformance}",),
-    )
+    return (f"Declared: `{entry.family.name}`. Registered members: {listed}. {entry.family.conformance}",)
 
 
-def _references(entry: type[Entry]) -> Section:
+def _references(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     refs = "\n".join(f"- {{cite}}`{key}`" for key in entry.references) or "None declared."
-    return Section("References", (refs,))
+    return (refs,)
 
 
-def _other(entry: type[Entry]) -> Section:
+def _other(entry: type[Entry], registry: Registry) -> tuple[Any, ...]:
     blocks: list[Any] = []
     if entry.other_declarations:
         blocks.append(
@@ -353,7 +329,7 @@ def _other(entry: type[Entry]) -> Section:
                 ],
             )
         )
-    return Section("Other declarations", tuple(blocks) or ("None declared.",))
+    return tuple(blocks) or ("None declared.",)
 
 
 def entry_page(entry: type[Entry], *, registry: Registry | None = None) -> EntryPage:
@@ -363,24 +339,15 @@ def entry_page(entry: type[Entry], *, registry: Registry | None = None) -> Entry
     >>> page = entry_page(Contact)
     >>> page.titles[:3]
     ('At a glance', 'What it models, and when not to use it', 'Settings')
-    >>> page.validity_count == len(Contact.validity)
-    True
+    >>> len(page.section("Validity").blocks)
+    2
     """
     if not (isinstance(entry, type) and issubclass(entry, Entry)):
         raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry class such as mime.Contact")
     reg = REGISTRY if registry is None else registry
-    sections = (
-        _intro(entry, reg),
-        _glance(entry, reg),
-        Section("What it models, and when not to use it", (hand_written(entry),)),
-        _settings(entry),
-        _roles(entry),
-        _rungs(entry),
-        _gradient(entry),
-        _validity(entry),
-        _family(entry, reg),
-        _references(entry),
-        _other(entry),
+    builders = (_glance, _hand_written, _settings, _roles, _rungs, _gradient, _validity, _family, _references, _other)
+    sections = (Section("", _intro(entry, reg)),) + tuple(
+        Section(title, build(entry, reg)) for title, build in zip(SECTION_TITLES, builders)
     )
     return EntryPage(entry, sections)
 
@@ -412,7 +379,7 @@ def check_page(page: EntryPage, entry: type[Entry]) -> list[str]:
     for row, s in zip(settings.cells, entry.settings):
         same(f"setting {s.name}", tuple(_strip_code(c) for c in row), (
             s.name,
-            format_type(s.type),
+            s.type_text,
             s.default_text,
             s.dimension_text,
             s.role.value,

@@ -91,7 +91,6 @@ class Planned:
 
     entry: Entry
     roles: Mapping[str, Any]
-    record: EntryRecord
     planned: Any
 
 
@@ -99,7 +98,6 @@ class Planned:
 class BuiltExperiment:
     """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates."""
 
-    experiment: "Experiment"
     profile: Profile
     things: Mapping[str, Any]
     planned: tuple[Planned, ...]
@@ -265,11 +263,10 @@ class Experiment:
         for attachment in self._attachments:
             objects = self._objects(attachment)
             e = attachment.entry
-            record = self._record(attachment, prof)
-            records.append(record)
+            records.append(self._record(attachment, prof))
             plan = getattr(e, "plan", None)
             result = plan(profile=prof, **objects) if callable(plan) else None
-            planned.append(Planned(e, objects, record, result))
+            planned.append(Planned(e, objects, result))
         if self._built is not None:
             for p in self._built.planned:
                 take = getattr(p.entry, "take_back", None)
@@ -281,7 +278,6 @@ class Experiment:
             if callable(hand):
                 hand(p.planned, **p.roles)
         self._built = BuiltExperiment(
-            experiment=self,
             profile=prof,
             things=self.things,
             planned=tuple(planned),

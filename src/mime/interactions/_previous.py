@@ -16,13 +16,7 @@ from __future__ import annotations
 from typing import Any, ClassVar
 
 from mime.errors import ValidationError
-from mime.interactions.contact import (
-    CONTACT_FAMILY,
-    Contact,
-    margin_setting,
-    rule_setting,
-    rung_setting,
-)
+from mime.interactions.contact import CONTACT_FAMILY, Contact
 from mime.registry import (
     Family,
     GradientStatus,
@@ -57,16 +51,12 @@ class CentreContact(Interaction):
     notes: ClassVar[str | None] = "centre_contact_notes.md"
     references: ClassVar[tuple[str, ...]] = ("StewartTrinkle1996",)
 
-    holds_off: ClassVar[str | None] = "margin"
-    id_roles: ClassVar[tuple[str, ...] | None] = None
-    moving: ClassVar[bool] = False
-    includes_lubrication: ClassVar[bool] = False
+    holds_off: ClassVar[str | None] = "margin"  # id_roles, moving, includes_lubrication: Interaction's defaults
 
     CONTACT_ULPS: ClassVar[int] = Contact.CONTACT_ULPS
-    """Width of the contact band, in units in the last place of the position's magnitude."""
     constants: ClassVar[dict[str, str]] = {"CONTACT_ULPS": Contact.constants["CONTACT_ULPS"]}
 
-    settings: ClassVar[tuple[Setting, ...]] = (margin_setting(), rule_setting(), rung_setting())
+    settings: ClassVar[tuple[Setting, ...]] = Contact.settings[:3]  # margin, rule, rung
     roles: ClassVar[tuple[Role, ...]] = Contact.roles
     rungs: ClassVar[tuple[Rung, ...]] = Contact.rungs
     gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP
@@ -101,12 +91,7 @@ class CentreContact(Interaction):
     @classmethod
     def Projection(cls, **settings: Any) -> "CentreContact":
         """``CentreContact(rung="projection", **settings)``."""
-        if "rung" in settings:
-            raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in Projection(...), "
-                f"which sets rung='projection' itself"
-            )
-        return cls(rung="projection", **settings)
+        return cls.on_rung("projection", settings)
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
         """Build the centre confinement (``mime.interactions._projection.build_centre_confinement``)."""

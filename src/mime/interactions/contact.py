@@ -1,13 +1,9 @@
 """``Contact`` 0.4.0: a rigid body held on the free side of a fixed surface.
 
-Two rungs build it. The projection rung (``mime.interactions._projection``) keeps
-every point of the body's hull at least ``margin`` from the surface, on the side
-the surface faces, with the body's orientation read. The penalty rung
-(``mime.interactions._penalty``) puts a spring of ``stiffness`` (and an optional
-dashpot of ``damping``) at every hull point that comes closer than ``margin``,
-and delivers their forces into the body's applied wrench. This module declares
-the entry: its settings, roles, rungs, switches, validity lines and class
-variables, which the entry's page renders and the experiment's build reads.
+This module declares the entry: its settings, roles, rungs, switches, validity lines and class
+variables, which the entry's page renders and the experiment's build reads. What each rung does
+is told once, in the hand-written part of the page (``contact_notes.md``); the numerics are in
+``mime.interactions._projection`` and ``mime.interactions._penalty``.
 
 >>> from mime.units import mm, N_per_m
 >>> c = Contact.Projection(margin=mm(0.1))
@@ -44,7 +40,7 @@ from mime.registry import (
 )
 from mime.units import Damping, Length, N_s_per_m, Quantity, Stiffness, m
 
-__all__ = ["Contact", "CONTACT_FAMILY", "margin_setting", "rule_setting", "rung_setting", "hull_size"]
+__all__ = ["Contact", "CONTACT_FAMILY", "hull_size"]
 
 CONTACT_FAMILY = Family(
     "contact",
@@ -53,34 +49,6 @@ CONTACT_FAMILY = Family(
         "which test, and in which lane, is settled when the evidence resolver lands."
     ),
 )
-
-_PROJECTION_REQUIRES = (
-    Requires(
-        role="body",
-        flags=("projects_confinement",),
-        accepts=("body.confinement",),
-        note="the body's dynamics holds a confinement inside its own update",
-    ),
-)
-
-_PENALTY_REQUIRES = (
-    Requires(
-        role="body",
-        accepts=("body.applied_wrench",),
-        note="the body's dynamics adds loads delivered into its applied wrench to its own",
-    ),
-)
-
-_PENALTY = Rung(
-    "penalty",
-    built=True,
-    requires=_PENALTY_REQUIRES,
-    builds=(
-        "Builds no node of its own: a spring at each of the hull's points, whose forces go into the "
-        "body's applied wrench."
-    ),
-)
-
 
 def hull_size(body: Any) -> float | None:
     """The body's hull size in metres (``body.size``), or ``None`` for a body with no hull.
@@ -120,48 +88,6 @@ def _default_damping(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any
     return N_s_per_m(0.0) if values.get("rung") == "penalty" else NOT_USED
 
 
-def margin_setting() -> Setting:
-    """The ``margin`` setting every contact version shares."""
-    return Setting(
-        "margin",
-        Annotated[Quantity, Length],
-        SettingRole.NUMERICAL,
-        default=REQUIRED,
-        constraint=_positive,
-        allowed="a positive length",
-        description="how far every point of the hull is held from the surface",
-    )
-
-
-def rule_setting() -> Setting:
-    """The ``rule`` setting every contact version shares."""
-    return Setting(
-        "rule",
-        str,
-        SettingRole.PHYSICAL,
-        default="remove_outward",
-        default_kind=DefaultKind.CONVENTION,
-        rule="the setting's written default",
-        basis=(
-            "a contact that is frictionless and does not bounce: the velocity into the surface is "
-            "taken away and nothing else, which models the contact's physics and is no solver's choice"
-        ),
-        choices=("remove_outward",),
-        description="what the hold does to the velocity at a held point",
-    )
-
-
-def rung_setting() -> Setting:
-    """The ``rung`` setting: which rung builds the entry (no default)."""
-    return Setting(
-        "rung",
-        str | None,
-        SettingRole.DESIGN,
-        default=None,
-        description="the rung that builds the entry; there is no default",
-    )
-
-
 @register
 class Contact(Interaction):
     """Hold a rigid body on the free side of a fixed surface, each hull point ``margin`` from it.
@@ -183,20 +109,13 @@ class Contact(Interaction):
     notes: ClassVar[str | None] = "contact_notes.md"
     references: ClassVar[tuple[str, ...]] = ("StewartTrinkle1996",)
 
-    holds_off: ClassVar[str | None] = "margin"
-    id_roles: ClassVar[tuple[str, ...] | None] = None
-    moving: ClassVar[bool] = False
-    includes_lubrication: ClassVar[bool] = False
+    holds_off: ClassVar[str | None] = "margin"  # id_roles, moving, includes_lubrication: Interaction's defaults
 
     # the numerics' own constants, read from there (mime.interactions._projection)
     SPACING_FLOOR: ClassVar[float] = numerics.SPACING_FLOOR
-    """The finest default spacing, as a fraction of the hull's size."""
     CONTACT_ULPS: ClassVar[int] = numerics.CONTACT_ULPS
-    """Width of the contact band, in units in the last place of the position's magnitude."""
     CONVERGED: ClassVar[float] = numerics.CONVERGED
-    """Share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
     GROUPS: ClassVar[int] = numerics.GROUPS
-    """How many groups the hull's points are split into; each step holds one point of each."""
     constants: ClassVar[dict[str, str]] = {
         "SPACING_FLOOR": "the finest default spacing, as a fraction of the hull's size",
         "CONTACT_ULPS": "the contact band's width, in units in the last place of the position's magnitude",
@@ -205,9 +124,29 @@ class Contact(Interaction):
     }
 
     settings: ClassVar[tuple[Setting, ...]] = (
-        margin_setting(),
-        rule_setting(),
-        rung_setting(),
+        # margin, rule and rung: every contact version shares them (CentreContact reads these three)
+        Setting(
+            "margin",
+            Annotated[Quantity, Length],
+            SettingRole.NUMERICAL,
+            default=REQUIRED,
+            constraint=_positive,
+            allowed="a positive length",
+        ),
+        Setting(
+            "rule",
+            str,
+            SettingRole.PHYSICAL,
+            default="remove_outward",
+            default_kind=DefaultKind.CONVENTION,
+            rule="the setting's written default",
+            basis=(
+                "a contact that is frictionless and does not bounce: the velocity into the surface is "
+                "taken away and nothing else, which models the contact's physics and is no solver's choice"
+            ),
+            choices=("remove_outward",),
+        ),
+        Setting("rung", str | None, SettingRole.DESIGN, default=None),
         Setting(
             "spacing",
             Annotated[Quantity | None, Length],
@@ -227,7 +166,6 @@ class Contact(Interaction):
             compute=_default_spacing,
             constraint=_positive,
             allowed="a positive length",
-            description="how far apart the hull's points are sampled",
         ),
         Setting(
             "stiffness",
@@ -243,7 +181,6 @@ class Contact(Interaction):
             compute=_penalty_only,
             constraint=_positive,
             allowed="a positive stiffness",
-            description="the penalty rung's spring at each hull point, force per metre inside the margin",
         ),
         Setting(
             "damping",
@@ -259,18 +196,42 @@ class Contact(Interaction):
             compute=_default_damping,
             constraint=_non_negative,
             allowed="a damping of zero or more",
-            description="the penalty rung's dashpot at each hull point, force per metre per second of closing",
         ),
     )
 
     roles: ClassVar[tuple[Role, ...]] = (
-        Role("body", "body", "the rigid body that is held"),
-        Role("surface", "surface", "the fixed structure's surface it is held against"),
+        Role("body", "body"),
+        Role("surface", "surface"),
     )
 
     rungs: ClassVar[tuple[Rung, ...]] = (
-        Rung("projection", built=True, requires=_PROJECTION_REQUIRES),
-        _PENALTY,
+        Rung(
+            "projection",
+            built=True,
+            requires=(
+                Requires(
+                    "body",
+                    flags=("projects_confinement",),
+                    accepts=("body.confinement",),
+                    note="the body's dynamics holds a confinement inside its own update",
+                ),
+            ),
+        ),
+        Rung(
+            "penalty",
+            built=True,
+            requires=(
+                Requires(
+                    "body",
+                    accepts=("body.applied_wrench",),
+                    note="the body's dynamics adds loads delivered into its applied wrench to its own",
+                ),
+            ),
+            builds=(
+                "Builds no node of its own: a spring at each of the hull's points, whose forces go "
+                "into the body's applied wrench."
+            ),
+        ),
     )
 
     gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP
@@ -499,17 +460,7 @@ class Contact(Interaction):
     @classmethod
     def Penalty(cls, **settings: Any) -> "Contact":
         """``Contact(rung="penalty", **settings)``; it saves identically."""
-        return cls._on_rung("penalty", "Penalty", settings)
-
-    @classmethod
-    def _on_rung(cls, rung: str, constructor: str, settings: dict[str, Any]) -> "Contact":
-        """``cls(rung=rung, **settings)``, refusing a ``rung`` among ``settings``."""
-        if "rung" in settings:
-            raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in {constructor}(...), "
-                f"which sets rung={rung!r} itself"
-            )
-        return cls(rung=rung, **settings)
+        return cls.on_rung("penalty", settings)
 
     def validate(self) -> None:
         """The penalty rung requires ``stiffness``; the projection rung takes neither spring setting."""
@@ -530,7 +481,7 @@ class Contact(Interaction):
     @classmethod
     def Projection(cls, **settings: Any) -> "Contact":
         """``Contact(rung="projection", **settings)``; it saves identically."""
-        return cls._on_rung("projection", "Projection", settings)
+        return cls.on_rung("projection", settings)
 
     def resolved(self, *, profile: Any, body: Any, surface: Any) -> dict[str, Any]:
         """The settings resolved under ``profile`` for these bound things, as ``{name: value}``."""

@@ -8,7 +8,6 @@ profile decides which defaults a build may take (:mod:`mime.registry.profiles`).
 
 from mime.registry.declarations import (
     NOT_USED,
-    ORDER_WORDS,
     REQUIRED,
     DefaultKind,
     Family,
@@ -20,6 +19,7 @@ from mime.registry.declarations import (
     SettingRole,
     Switch,
     ValidityLine,
+    format_type,
 )
 from mime.registry.entry import Entry, Interaction, parse_version
 from mime.registry.profiles import (
@@ -33,11 +33,9 @@ from mime.registry.profiles import (
     resolve_settings,
 )
 from mime.registry.store import REGISTRY, Registry, register
-from mime.registry._types import format_type
 
 __all__ = [
     "NOT_USED",
-    "ORDER_WORDS",
     "REQUIRED",
     "DefaultKind",
     "Family",

@@ -12,13 +12,14 @@ entry pages and the experiment's build both read these same objects.
 from __future__ import annotations
 
 import json
+import types
+import typing
 from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
 
 from mime.errors import ValidationError
 from mime.units import Dimension, Quantity
-from mime.registry._types import annotation_parts, format_type
 
 __all__ = [
     "SettingRole",
@@ -31,10 +32,64 @@ __all__ = [
     "Requires",
     "Rung",
     "Switch",
-    "ORDER_WORDS",
     "ValidityLine",
     "Family",
+    "format_type",
 ]
+
+
+_NONE = type(None)
+
+
+def format_type(tp: Any) -> str:
+    """Short, stable text for an annotation.
+
+    >>> from typing import Annotated, ClassVar
+    >>> from mime.units import Quantity, Length
+    >>> format_type(Annotated[Quantity | None, Length])
+    'Annotated[Quantity | None, Length]'
+    >>> format_type(ClassVar[tuple[str, ...] | None])
+    'ClassVar[tuple[str, ...] | None]'
+    """
+    if tp is None or tp is _NONE:
+        return "None"
+    if tp is Ellipsis:
+        return "..."
+    if isinstance(tp, Dimension):
+        return tp.label
+    origin = typing.get_origin(tp)
+    args = typing.get_args(tp)
+    if origin is typing.Annotated:
+        return f"Annotated[{format_type(args[0])}, {', '.join(format_type(a) for a in tp.__metadata__)}]"
+    if origin is typing.Union or origin is types.UnionType:
+        return " | ".join(format_type(a) for a in args)
+    if origin is typing.ClassVar:
+        return f"ClassVar[{format_type(args[0])}]"
+    if origin is not None:
+        name = getattr(origin, "__name__", str(origin))
+        return f"{name}[{', '.join(format_type(a) for a in args)}]"
+    if isinstance(tp, type):
+        return tp.__name__
+    return str(tp)
+
+
+def annotation_parts(tp: Any) -> tuple[tuple[Any, ...], Dimension | None, bool]:
+    """Split an annotation into (allowed base types, dimension or None, whether None is allowed)."""
+    dimension = None
+    if typing.get_origin(tp) is typing.Annotated:
+        for meta in tp.__metadata__:
+            if isinstance(meta, Dimension):
+                dimension = meta
+        tp = typing.get_args(tp)[0]
+    origin = typing.get_origin(tp)
+    if origin is typing.Union or origin is types.UnionType:
+        members = typing.get_args(tp)
+    else:
+        members = (tp,)
+    optional = any(a is _NONE or a is None for a in members)
+    bases = tuple(a for a in members if not (a is _NONE or a is None))
+    bases = tuple(typing.get_origin(a) or a for a in bases)
+    return bases, dimension, optional
 
 
 class SettingRole(str, Enum):
@@ -46,13 +101,9 @@ class SettingRole(str, Enum):
 
 
 class DefaultKind(str, Enum):
-    """How a default is justified, and so which profiles take it.
-
-    - ``determined``: fixed by the other settings and the bound things; resolved in every profile.
-    - ``convention``: a stated modelling convention; taken in every profile.
-    - ``numerical``: a solver's stated rule, never a converged value; taken in the
-      ``exploratory`` profile only, and stamped ``pending`` in the run's record.
-    """
+    """How a default is justified (fixed by the other settings and the bound things; a stated
+    modelling convention; a solver's stated rule, never a converged value), and so which
+    profiles take it: :attr:`profile_rule`."""
 
     DETERMINED = "determined"
     CONVENTION = "convention"
@@ -98,39 +149,19 @@ _GRADIENT_MEANING = {
 }
 
 
-class _Required:
-    """Marker of a setting with no written default (it must be given)."""
+class _Marker:
+    """A named marker: ``REQUIRED`` (a setting with no written default, which must be given)
+    or ``NOT_USED`` (what a default's rule returns when the setting does not apply)."""
 
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
+    def __init__(self, name: str) -> None:
+        self._name = name
 
     def __repr__(self) -> str:
-        return "REQUIRED"
-
-    def __reduce__(self):
-        return (_Required, ())
+        return self._name
 
 
-class _NotUsed:
-    """What a default's rule returns when the setting does not apply to the bound things."""
-
-    _instance = None
-
-    def __new__(cls):
-        if cls._instance is None:
-            cls._instance = super().__new__(cls)
-        return cls._instance
-
-    def __repr__(self) -> str:
-        return "NOT_USED"
-
-
-REQUIRED = _Required()
-NOT_USED = _NotUsed()
+REQUIRED = _Marker("REQUIRED")
+NOT_USED = _Marker("NOT_USED")
 
 # A default's rule: (the settings resolved so far, the bound things by role) -> value or NOT_USED.
 DefaultRule = Callable[[Mapping[str, Any], Mapping[str, Any]], Any]
@@ -161,7 +192,6 @@ class Setting:
     choices: tuple[str, ...] | None = None
     constraint: Callable[[Any], bool] | None = field(default=None, compare=False)
     allowed: str = ""
-    description: str = ""
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
@@ -250,10 +280,6 @@ class Setting:
             text = f"{text} ({self.allowed})"
         return f"{text} or None" if optional else text
 
-    def encode(self, value: Any) -> Any:
-        """The value in a saved document's form."""
-        return encode_value(value)
-
     def decode(self, doc: Any, *, where: str = "") -> Any:
         """The value from a saved document's form, checked."""
         if doc is not None and self.dimension is not None:
@@ -279,7 +305,6 @@ class Role:
 
     name: str
     binds: str
-    description: str = ""
 
 
 @dataclass(frozen=True)
@@ -351,7 +376,7 @@ def _describe(thing: Any) -> str:
     return f"{cls} {name!r}" if isinstance(name, str) else cls
 
 
-ORDER_WORDS = {-1: "a jump", 0: "a kink"}
+_ORDER_WORDS = {-1: "a jump", 0: "a kink"}
 
 
 @dataclass(frozen=True)
@@ -373,7 +398,7 @@ class Switch:
     def orders_text(self) -> str:
         """```pose` -1 (a jump); `twist` 0 (a kink)``."""
         return "; ".join(
-            f"`{group}` {order} ({ORDER_WORDS.get(order, f'smooth to order {order}')})"
+            f"`{group}` {order} ({_ORDER_WORDS.get(order, f'smooth to order {order}')})"
             for group, order in self.orders
         )
 

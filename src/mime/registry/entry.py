@@ -20,6 +20,7 @@ from mime.registry.declarations import (
     Setting,
     Switch,
     ValidityLine,
+    encode_value,
 )
 
 __all__ = ["Entry", "Interaction", "parse_version"]
@@ -182,7 +183,7 @@ class Entry:
         """``{"entry": {namespace, name, version}, "settings": {given settings, as saved}}``."""
         return {
             "entry": {"namespace": self.namespace, "name": self.name, "version": self.version},
-            "settings": {k: self.setting(k).encode(v) for k, v in self._given.items()},
+            "settings": {k: encode_value(v) for k, v in self._given.items()},
         }
 
     @classmethod
@@ -219,3 +220,14 @@ class Interaction(Entry):
     def plan(self, *, profile: Any, **roles: Any) -> Any:
         """What the build hands to the bound things; each interaction defines it."""
         raise NotImplementedError(f"{self.label()} has no plan")
+
+    @classmethod
+    def on_rung(cls, rung: str, settings: dict[str, Any]) -> "Interaction":
+        """``cls(rung=rung, **settings)``, refusing a ``rung`` among ``settings``: what a rung's
+        named constructor (``Contact.Projection(...)``) does."""
+        if "rung" in settings:
+            raise ValidationError(
+                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in "
+                f"{rung.capitalize()}(...), which sets rung={rung!r} itself"
+            )
+        return cls(rung=rung, **settings)

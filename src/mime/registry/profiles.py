@@ -1,13 +1,8 @@
 """Profiles, and how an entry's defaults are resolved in each.
 
-- a *determined* default is resolved in every profile;
-- a *convention* default is taken in every profile;
-- a *numerical* default is taken in the ``exploratory`` profile only, and
-  stamped ``pending`` in the run's record; any other profile refuses it, and
-  the setting must be given.
-
-The outcome for each setting is a :class:`ResolvedSetting` whose
-``provenance`` says where its value came from.
+A profile takes a default by its kind (:attr:`mime.registry.declarations.DefaultKind.profile_rule`
+states the rule once); :func:`resolve_settings` records where each setting's value came
+from (:class:`Provenance`).
 """
 
 from __future__ import annotations
@@ -17,7 +12,7 @@ from enum import Enum
 from typing import Any, Mapping
 
 from mime.errors import ValidationError
-from mime.registry.declarations import NOT_USED, DefaultKind, encode_value
+from mime.registry.declarations import NOT_USED, DefaultKind
 from mime.registry.entry import Entry
 
 __all__ = [
@@ -82,26 +77,11 @@ class Provenance(str, Enum):
 
 @dataclass(frozen=True)
 class ResolvedSetting:
-    """One setting after resolution: its value, where it came from, and the rule if a default."""
+    """One setting after resolution: its value, and where it came from."""
 
     name: str
     value: Any
     provenance: Provenance
-    default_kind: DefaultKind | None
-    rule: str = ""
-
-    @property
-    def pending(self) -> bool:
-        """A numerical default taken in the exploratory profile."""
-        return self.provenance is Provenance.PENDING
-
-    def to_document(self) -> dict[str, Any]:
-        """JSON form, for a run's record."""
-        return {
-            "name": self.name,
-            "provenance": self.provenance.value,
-            "value": encode_value(self.value),
-        }
 
 
 @dataclass(frozen=True)
@@ -114,21 +94,12 @@ class EntryRecord:
     roles: tuple[tuple[str, str], ...]
     settings: tuple[ResolvedSetting, ...]
 
-    def value(self, name: str) -> Any:
-        """The resolved value of setting ``name``."""
-        return self.resolved(name).value
-
     def resolved(self, name: str) -> ResolvedSetting:
         """The :class:`ResolvedSetting` of ``name``."""
         for s in self.settings:
             if s.name == name:
                 return s
         raise ValidationError(f"setting = {name!r} is not allowed; expected one of {[s.name for s in self.settings]}")
-
-    @property
-    def pending(self) -> tuple[str, ...]:
-        """Names of the settings stamped pending."""
-        return tuple(s.name for s in self.settings if s.pending)
 
 
 @dataclass(frozen=True)
@@ -142,7 +113,10 @@ class SettingsRecord:
     def pending(self) -> tuple[str, ...]:
         """``"namespace/name version: setting"`` for each setting stamped pending."""
         return tuple(
-            f"{e.namespace}/{e.name} {e.version}: {name}" for e in self.entries for name in e.pending
+            f"{e.namespace}/{e.name} {e.version}: {s.name}"
+            for e in self.entries
+            for s in e.settings
+            if s.provenance is Provenance.PENDING
         )
 
     def rows(self) -> list[dict[str, Any]]:
@@ -199,5 +173,5 @@ def resolve_settings(
             if value is not None:
                 value = s.check(value, where=f"{where}: default of {s.name!r}")
         values[s.name] = value
-        out.append(ResolvedSetting(s.name, value, prov, s.default_kind, s.rule))
+        out.append(ResolvedSetting(s.name, value, prov))
     return tuple(out)

@@ -2,13 +2,10 @@
 
 from __future__ import annotations
 
-from typing import Any, Callable
-
 from mime.errors import ValidationError
 from mime.registry.entry import Entry, parse_version
 
 __all__ = ["Registry", "REGISTRY", "register"]
-
 
 
 class Registry:
@@ -92,18 +89,8 @@ class Registry:
     def __contains__(self, key: object) -> bool:
         return key in self._entries
 
-    def __len__(self) -> int:
-        return len(self._entries)
-
 
 REGISTRY = Registry()
 
-
-def register(cls: type | None = None, *, registry: Registry | None = None) -> Any:
-    """Class decorator: register an entry (in ``REGISTRY`` unless ``registry`` is given)."""
-    target = REGISTRY if registry is None else registry
-
-    def apply(c: type) -> type:
-        return target.register(c)
-
-    return apply(cls) if cls is not None else apply
+register = REGISTRY.register
+"""Class decorator: register an entry in ``REGISTRY`` (another registry: ``its.register``)."""

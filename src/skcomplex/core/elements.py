@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from skcomplex._constraints import Satisfies, validate_params
 from skcomplex.exceptions import ValidationError
 
 __all__ = ["PointElement", "derivative_of"]
@@ -54,9 +55,14 @@ class PointElement:
     skcomplex.exceptions.ValidationError: PointElement 'ball': state x must be finite, got [0.0, nan]
     """
 
+    #: The label is checked by the table; each state, a scalar or vector whose derivatives
+    #: pair with it, is converted and checked below (it is not one argument but many).
+    _parameter_constraints: dict = {
+        "label": [Satisfies(lambda v: isinstance(v, str) and v.isidentifier(), "a non-empty identifier")],
+    }
+
+    @validate_params(_parameter_constraints)
     def __init__(self, label: str, **states: Any) -> None:
-        if not isinstance(label, str) or not label.isidentifier():
-            raise ValidationError(f"PointElement: label must be a non-empty identifier, got {label!r}")
         if not states:
             raise ValidationError(f"PointElement {label!r}: states must name at least one state, got none")
         self.label = label

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from skcomplex._validation import whole_number
+from skcomplex._constraints import Interval, validate_params
 
 __all__ = ["ContinuousSpace"]
 
@@ -24,8 +24,10 @@ class ContinuousSpace:
     skcomplex.exceptions.ValidationError: ContinuousSpace: n_dim must be an int >= 1, got 0
     """
 
+    _parameter_constraints: dict = {"n_dim": [Interval(int, 1, None, closed="left")]}
+
+    @validate_params(_parameter_constraints)
     def __init__(self, n_dim: int) -> None:
-        whole_number(n_dim, "n_dim", "an int >= 1", where="ContinuousSpace")
         self.n_dim = n_dim
 
     def __repr__(self) -> str:

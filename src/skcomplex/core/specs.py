@@ -7,6 +7,11 @@ value must lie in the domain. Validation (:func:`validate_arguments`) and the
 book's parameter table (:func:`describe_parameters`) both read these
 annotations, so the two cannot disagree. A subclass inherits the declaration of
 a parameter of the same name from its bases when it does not annotate it itself.
+
+A class that is not an interaction, such as ``Simulation``, declares instead
+one ``_parameter_constraints`` table (see ``skcomplex._constraints``), and
+:func:`describe_parameters` reads that table for it, so the book renders both
+kinds of declaration the same way.
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Annotated, Any
 
+from skcomplex._constraints import allowed_text, constraints_of
 from skcomplex.core.sets import FiniteSet, RealSet
 from skcomplex.exceptions import ValidationError
 
@@ -73,6 +79,8 @@ class DeclaredParameter:
     ``RoleSpec`` or ``ParameterSpec`` found on it or on a base class, ``default``
     the default value or ``inspect.Parameter.empty``, and ``description`` the
     text of the parameter in the class docstring's ``Args:`` section.
+    ``constraints`` is the parameter's row of the class's
+    ``_parameter_constraints`` table, for a class that declares one.
     """
 
     name: str
@@ -80,6 +88,7 @@ class DeclaredParameter:
     spec: RoleSpec | ParameterSpec | None
     default: Any
     description: str
+    constraints: tuple = ()
 
     @property
     def required(self) -> bool:
@@ -94,6 +103,8 @@ class DeclaredParameter:
     @property
     def domain_text(self) -> str:
         """What is allowed, in words or set notation."""
+        if self.constraints:
+            return allowed_text(self.constraints)
         if isinstance(self.spec, RoleSpec):
             return "label of an element of the system"
         if isinstance(self.spec, ParameterSpec) and self.spec.domain is not None:
@@ -149,9 +160,11 @@ def declared_parameters(cls: type) -> list[DeclaredParameter]:
     """Read the declaration of ``cls``: its ``__init__`` parameters after ``self``.
 
     A parameter without its own ``RoleSpec``/``ParameterSpec`` takes the one a
-    base class declares for the same name.
+    base class declares for the same name. A class with a ``_parameter_constraints``
+    table gives each parameter its row of that table.
     """
     signature = inspect.signature(cls.__init__)
+    table = constraints_of(cls) or {}
     own = _hints(cls)
     inherited = [_hints(base) for base in cls.__mro__[1:]]
     docs = _docstring_args(cls)
@@ -166,7 +179,8 @@ def declared_parameters(cls: type) -> list[DeclaredParameter]:
                     _, spec = _split(hints[name])
                     if spec is not None:
                         break
-        result.append(DeclaredParameter(name, base, spec, parameter.default, docs.get(name, "")))
+        result.append(DeclaredParameter(name, base, spec, parameter.default, docs.get(name, ""),
+                                        tuple(table.get(name, ()))))
     return result
 
 
@@ -176,6 +190,9 @@ def describe_parameters(cls: type) -> list[DeclaredParameter]:
     >>> from skcomplex.models.physics.common.mechanics import ReflectionInteraction
     >>> [(p.name, p.domain_text) for p in describe_parameters(ReflectionInteraction)][5:7]
     [('direction', '{-1, 0, 1}'), ('restitution', '[0, 1]')]
+    >>> from skcomplex.engine.runtime import Simulation
+    >>> [(p.name, p.domain_text) for p in describe_parameters(Simulation)][:2]
+    [('system', 'a System'), ('dt', 'a finite number > 0')]
     """
     return declared_parameters(cls)
 

@@ -3,6 +3,7 @@
 
 from collections.abc import Sequence
 
+from skcomplex._constraints import InstanceOf, SequenceOf, validate_params
 from skcomplex.core.elements import PointElement
 from skcomplex.core.interactions import Interaction
 from skcomplex.core.spaces import ContinuousSpace
@@ -27,27 +28,21 @@ class System:
     System(elements=['ball'], interactions=[], space=ContinuousSpace(n_dim=1))
     """
 
+    _parameter_constraints: dict = {
+        "elements": [SequenceOf(PointElement)],
+        "interactions": [SequenceOf(Interaction)],
+        "space": [InstanceOf(ContinuousSpace)],
+    }
+
+    @validate_params(_parameter_constraints)
     def __init__(
         self,
         elements: Sequence[PointElement],
         interactions: Sequence[Interaction],
         space: ContinuousSpace,
     ) -> None:
-        for argument, items in (("elements", elements), ("interactions", interactions)):
-            if isinstance(items, (str, bytes)) or not hasattr(items, "__iter__"):
-                raise ValidationError(f"System: {argument} must be a sequence, got {items!r}")
         elements = list(elements)
         interactions = list(interactions)
-        for element in elements:
-            if not isinstance(element, PointElement):
-                raise ValidationError(f"System: elements must be PointElement instances, got {element!r}")
-        for interaction in interactions:
-            if not isinstance(interaction, Interaction):
-                raise ValidationError(
-                    f"System: interactions must be Interaction instances, got {interaction!r}"
-                )
-        if not isinstance(space, ContinuousSpace):
-            raise ValidationError(f"System: space must be a ContinuousSpace, got {space!r}")
         for kind, items in (("elements", elements), ("interactions", interactions)):
             labels = [item.label for item in items]
             duplicates = sorted({label for label in labels if labels.count(label) > 1})

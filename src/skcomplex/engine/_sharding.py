@@ -21,18 +21,16 @@ from jax.sharding import AxisType, Mesh, NamedSharding, PartitionSpec
 
 from skcomplex.exceptions import ValidationError
 
-__all__ = ["check_mesh", "sharded_batched_step"]
+__all__ = ["MESH_TEXT", "is_mesh", "sharded_batched_step"]
+
+#: What a ``mesh`` argument must be, in words (the ``Simulation.step_function`` constraint's text).
+MESH_TEXT = ("a jax.sharding.Mesh with at least one named axis "
+             "(e.g. jax.make_mesh((jax.device_count(),), ('batch',)))")
 
 
-def check_mesh(mesh: Any, where: str) -> Mesh | None:
-    """``mesh`` when it is ``None`` or a ``jax.sharding.Mesh`` with a device; else ``ValidationError``."""
-    if mesh is None:
-        return None
-    if not isinstance(mesh, Mesh) or mesh.size < 1 or not mesh.axis_names:
-        raise ValidationError(
-            f"{where}: mesh must be None or a jax.sharding.Mesh with at least one named axis "
-            f"(e.g. jax.make_mesh((jax.device_count(),), ('batch',))), got {mesh!r}")
-    return mesh
+def is_mesh(mesh: Any) -> bool:
+    """Whether ``mesh`` is a ``jax.sharding.Mesh`` with a device and at least one named axis."""
+    return isinstance(mesh, Mesh) and mesh.size >= 1 and bool(mesh.axis_names)
 
 
 def _auto(mesh: Mesh) -> Mesh:

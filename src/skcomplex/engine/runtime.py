@@ -26,10 +26,10 @@ from jax import lax
 
 from skcomplex.core.interactions import CrossingInteraction
 from skcomplex.core.system import System
-from skcomplex.engine._sharding import check_mesh, sharded_batched_step
+from skcomplex._constraints import Boolean, InstanceOf, Interval, IsNone, Satisfies, validate_params
+from skcomplex.engine._sharding import MESH_TEXT, is_mesh, sharded_batched_step
 from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
-from skcomplex._validation import finite_number, whole_number
 from skcomplex.engine.trajectory import Event, Trajectory
 from skcomplex.exceptions import EventLimitError, ValidationError
 
@@ -77,6 +77,17 @@ class Simulation:
     ([0.0, 0.25, 0.5, 0.75, 1.0], 1.0)
     """
 
+    #: What each constructor argument accepts, checked by ``validate_params`` on every call and
+    #: rendered as the book's table of Simulation's parameters (``describe_parameters(Simulation)``).
+    _parameter_constraints: dict = {
+        "system": [InstanceOf(System)],
+        "dt": [Interval(float, 0, None, closed="neither")],
+        "max_events": [Interval(int, 1, None, closed="left")],
+        "subdivisions": [Interval(int, 1, None, closed="left")],
+        "iterations": [Interval(int, 1, None, closed="left")],
+    }
+
+    @validate_params(_parameter_constraints)
     def __init__(
         self,
         system: System,
@@ -86,12 +97,6 @@ class Simulation:
         subdivisions: int = DEFAULT_SUBDIVISIONS,
         iterations: int = DEFAULT_ITERATIONS,
     ) -> None:
-        if not isinstance(system, System):
-            raise ValidationError(f"Simulation: system must be a System, got {system!r}")
-        finite_number(dt, "dt", "a finite number > 0", where="Simulation", above=0)
-        for name, value, low in (("max_events", max_events, 1), ("subdivisions", subdivisions, 1),
-                                 ("iterations", iterations, 1)):
-            whole_number(value, name, f"an int >= {low}", where="Simulation", at_least=low)
         self.system = system
         self.dt = float(dt)
         self.max_events = max_events
@@ -146,6 +151,7 @@ class Simulation:
         self._chunk = jax.jit(self._make_chunk(self._run_step))
         return self
 
+    @validate_params({"until": [Interval(float, 0, None, closed="left")]})
     def run(self, until: float) -> Simulation:
         """Simulate from ``t = 0`` to ``until`` (prepares first if needed); sets ``trajectory_``.
 
@@ -153,7 +159,6 @@ class Simulation:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
         """
-        finite_number(until, "until", "a finite number >= 0", where="Simulation.run", at_least=0)
         if not hasattr(self, "step_"):
             self.prepare()
         n = max(0, math.ceil(until / self.dt - 1e-9))
@@ -198,6 +203,13 @@ class Simulation:
 
     # ------------------------------------------------------------ pure functions
 
+    @validate_params({
+        "differentiable": [Boolean()],
+        "record": [Boolean()],
+        "batched": [Boolean()],
+        "capacity": [IsNone(), Interval(int, 1, None, closed="left")],
+        "mesh": [IsNone(), Satisfies(is_mesh, MESH_TEXT)],
+    })
     def step_function(self, *, differentiable: bool = True, record: bool = False, batched: bool = False,
                       capacity: int | None = None, mesh: Any = None):
         """The pure step ``step(state, params, dt) -> (state, info)``, not jitted.
@@ -239,20 +251,14 @@ class Simulation:
                 (or one given without ``batched=True``), or a ``mesh`` that is
                 not a ``jax.sharding.Mesh`` (or one given without ``batched=True``).
         """
-        for name, value in (("differentiable", differentiable), ("record", record), ("batched", batched)):
-            if not isinstance(value, bool):
-                raise ValidationError(f"Simulation.step_function: {name} must be a bool, got {value!r}")
-        if capacity is not None:
-            whole_number(capacity, "capacity", "None or an int >= 1", where="Simulation.step_function")
-            if not batched:
-                raise ValidationError(
-                    f"Simulation.step_function: capacity={capacity!r} is the buffer of the batched step; "
-                    "pass batched=True with it")
+        if capacity is not None and not batched:
+            raise ValidationError(
+                f"Simulation.step_function: capacity={capacity!r} is the buffer of the batched step; "
+                "pass batched=True with it")
         if batched and differentiable:
             raise ValidationError(
                 "Simulation.step_function: batched=True needs differentiable=False (the batched step is a "
                 "while-loop; for reverse-mode gradients, jax.vmap the differentiable step), got differentiable=True")
-        check_mesh(mesh, "Simulation.step_function")
         if mesh is not None and not batched:
             raise ValidationError(
                 f"Simulation.step_function: mesh={mesh!r} splits the batch axis of the batched step; "

@@ -25,7 +25,7 @@ def test_lookup_by_version_current_and_kept():
     assert reg.current("test", "thing") is b
     assert reg.kept("test", "thing") == (a, c)
     assert reg.get("test", "thing", "0.2.0") is c
-    assert ("test", "thing", "0.1.0") in reg and len(reg) == 3
+    assert ("test", "thing", "0.1.0") in reg and reg.entries() == (a, c, b)
 
 
 def test_registering_twice_is_idempotent_but_a_second_class_is_refused():
@@ -48,9 +48,10 @@ def test_unknown_version_lists_registered_versions():
         reg.current("test", "other")
 
 
-def test_decorator_registers_into_a_given_registry():
+def test_the_decorator_registers_into_the_registry():
+    assert register.__self__ is REGISTRY
     reg = Registry()
-    cls = register(registry=reg)(_entry("2.0.0"))
+    cls = reg.register(_entry("2.0.0"))
     assert reg.get("test", "thing", "2.0.0") is cls
     assert ("test", "thing", "2.0.0") not in REGISTRY
 

@@ -72,8 +72,7 @@ def _best(fn, repeat: int) -> float:
 
 
 def _parts(umr):
-    spec, arrays = umr._confinement_parts()
-    static, params = umr._static(), umr._params()
+    static, spec, params, arrays = umr.step_inputs()
     s0 = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in umr.initial_state().items()}
     return static, spec, params, arrays, s0
 

@@ -1,5 +1,6 @@
 """The layering holds: import-linter's contracts pass, and would catch a circle; private modules
-stay private to their package and out of the book's pages; ARCHITECTURE.md names only what exists.
+stay private to their package and out of the book's pages; no module or page reads another
+module's private names; ARCHITECTURE.md names only what exists.
 """
 
 from __future__ import annotations
@@ -127,3 +128,129 @@ def test_architecture_names_only_modules_and_files_that_exist():
             missing.append(p)
     assert missing == []
     assert "ARCHITECTURE.md" in (ROOT / "README.md").read_text(encoding="utf-8")
+
+
+# -- no module reads another module's private names ---------------------------------------------
+PRIVATE_READS_LEFT = {
+    # src/specbook is outside this check's last change; each entry must go when its read does
+    "src/specbook/_claims.py: from specbook._glue import _glue_raw",
+    "src/specbook/execute.py: from specbook._claims import _ANSI",
+    "src/specbook/faults.py: from specbook._claims import _ANSI",
+    "src/specbook/sphinxext.py: specbook.execute._read",
+}
+"""Reads of another module's private names that are known and not yet removed (only ever shrinks)."""
+
+
+def _private_name(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def _is_project_module(dotted: str, root: Path = ROOT) -> bool:
+    parts = dotted.split(".")
+    if parts[0] not in PACKAGES:
+        return False
+    path = root.joinpath("src", *parts)
+    return path.with_suffix(".py").is_file() or (path / "__init__.py").is_file()
+
+
+def _private_reads(code: str, own: str | None = None, package: str | None = None, root: Path = ROOT) -> list[str]:
+    """Where ``code`` reads an underscore name of another project module.
+
+    Two forms are seen, both precise: ``from m import _x`` with ``m`` a project module,
+    and ``alias._x`` (or ``alias.sub._x``) where ``alias`` is bound to a project module by
+    an import. A private *module* (``from mime.interactions import _projection``) is not
+    a private name: which modules may import it is the private-module rule's business.
+    An attribute of anything else (an instance, a class) is not judged. ``own`` is the
+    module the code is (its own names are its to read); ``package`` resolves relative
+    imports.
+    """
+    tree = ast.parse(code)
+    bound: dict[str, str] = {}
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                top = alias.name.split(".")[0]
+                if top in PACKAGES:
+                    bound[alias.asname or top] = alias.name if alias.asname else top
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = (package or "").split(".")
+                anchor = anchor[: len(anchor) - node.level + 1]
+                base = ".".join(anchor + ([node.module] if node.module else []))
+            if base.split(".")[0] not in PACKAGES:
+                continue
+            for alias in node.names:
+                if _is_project_module(f"{base}.{alias.name}", root):
+                    bound[alias.asname or alias.name] = f"{base}.{alias.name}"
+                elif _private_name(alias.name) and base != own:
+                    found.append(f"from {base} import {alias.name}")
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Attribute) and _private_name(node.attr)):
+            continue
+        chain, value = [], node.value
+        while isinstance(value, ast.Attribute):
+            chain.append(value.attr)
+            value = value.value
+        if not (isinstance(value, ast.Name) and value.id in bound):
+            continue
+        owner = ".".join([bound[value.id], *reversed(chain)])
+        if _is_project_module(owner, root) and owner != own and not _is_project_module(f"{owner}.{node.attr}", root):
+            found.append(f"{owner}.{node.attr}")
+    return found
+
+
+def _page_code(page: Path) -> str:
+    lines = [line for cell in _code_cells(page) for line in cell.splitlines()]
+    return "\n".join(line for line in lines if not line.lstrip().startswith(("%", "!", ":")))
+
+
+def _private_reads_in(root: Path) -> set[str]:
+    """Every read of another module's private name in ``root``'s ``src/`` modules and ``book/`` pages."""
+    found = set()
+    for path in sorted((root / "src").rglob("*.py")):
+        parts = path.relative_to(root / "src").with_suffix("").parts
+        own = ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
+        package = own if parts[-1] == "__init__" else ".".join(parts[:-1])
+        reads = _private_reads(path.read_text(encoding="utf-8"), own, package, root)
+        found |= {f"{path.relative_to(root)}: {r}" for r in reads}
+    for page in sorted((root / "book").rglob("*.md")):
+        found |= {f"{page.relative_to(root)}: {r}" for r in _private_reads(_page_code(page), root=root)}
+    return found
+
+
+def test_the_private_read_scan_sees_each_form_and_nothing_else():
+    planted = (
+        "import mime.demos\nfrom mime import demos as d\nfrom mime.interactions import _projection as P\n"
+        "from maddening.core.simulation.batch import _run\n"
+        "mime.demos._down()\nd._spinner()\nP._band(1, 2)\n"
+        "P.pgs\nmime.interactions._projection\nd.FLOOR._private\nd.__name__\nx = object(); x._y\n"
+    )
+    assert sorted(_private_reads(planted)) == [
+        "from maddening.core.simulation.batch import _run",
+        "mime.demos._down", "mime.demos._spinner", "mime.interactions._projection._band",
+    ]
+    assert _private_reads("import mime.demos\nmime.demos._down()", own="mime.demos") == []
+    assert _private_reads("from . import _x", own="mime.interactions.a", package="mime.interactions") == [
+        "from mime.interactions import _x"]
+
+
+def test_no_module_or_page_reads_another_modules_private_names():
+    found = _private_reads_in(ROOT)
+    assert sorted(found - PRIVATE_READS_LEFT) == [], "reads of another module's private names"
+    assert sorted(PRIVATE_READS_LEFT - found) == [], "gone: remove them from PRIVATE_READS_LEFT"
+
+
+def test_a_planted_private_read_fails_the_check(tmp_path):
+    src = tmp_path / "src" / "mime"
+    src.mkdir(parents=True)
+    (src / "__init__.py").write_text("")
+    (src / "demos.py").write_text("def _spinner(n):\n    return n\n\n\ndef run(body, steps):\n    return body\n")
+    (src / "anomalies.py").write_text("from mime import demos\n\n\ndef f():\n    return demos.run(demos._spinner(1), 3)\n")
+    (tmp_path / "book").mkdir()
+    (tmp_path / "book" / "page.md").write_text(
+        "# A page\n\n```{code-cell} ipython3\n:tags: [hide-input]\nimport mime.demos\n"
+        "body = mime.demos._spinner(1)\n```\n")
+    assert _private_reads_in(tmp_path) == {
+        "src/mime/anomalies.py: mime.demos._spinner", "book/page.md: mime.demos._spinner"}

@@ -66,9 +66,9 @@ def mesh_spin() -> tuple[float, float]:
     ``(share of its spin kept at the end, share of steps flagged held_by_samples)``."""
     from mime import demos
 
-    body = demos._spinner(demos.SPIN_MESH, 5e-4, "mesh")
+    body = demos.spinner(demos.SPIN_MESH, 5e-4, "mesh")
     demos.attach(body, demos.FLOOR.surface)
-    s, r = demos._run(body, demos.STEPS)
+    s, r = demos.run(body, demos.STEPS)
     return float(s["angular_velocity"][-1, 2] / demos.SPIN), float(r["held_by_samples"].mean())
 
 
@@ -146,8 +146,8 @@ def curved_wall_places(geometry: Any, *, n: int = CURVED_WALL_POSES, seed: int =
     demos.attach(body, surface, spacing=demos.MARGIN)
     conf = body.confinement
     report = conf.report
-    valid = conf.arrays["valid"]
-    points = conf.arrays["samples"][valid]
+    valid = conf.arrays.valid
+    points = conf.arrays.samples[valid]
     group = np.broadcast_to(np.arange(GROUPS)[:, None], valid.shape)[valid]
     qs, dirs = _tube_poses(n, seed)
     with jax.enable_x64(True):
@@ -220,7 +220,7 @@ def _passes(spec: Any, static: Any, params: Any, arrays: Any, state: Any, t: Any
     B = P.choose_points(spec, arrays, x1, q1)
     points = P.refine_points(spec, x1, q1, B, None, 1 if spec.surface.flat else P.REFINE)
     _, gap_second, _ = P.rows_at(spec, arrays, x1, q1, points, B.mask)
-    return jnp.min(gap_first), jnp.min(gap_second), P._band(arrays, x1)
+    return jnp.min(gap_first), jnp.min(gap_second), P.contact_band(arrays, x1)
 
 
 def second_pass_catches(body: Any, states: dict[str, Any], dt: float) -> dict[str, Any]:

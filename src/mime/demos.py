@@ -35,6 +35,9 @@ __all__ = [
     "solid_inertia",
     "make_body",
     "attach",
+    "run",
+    "spinner",
+    "lying_orientation",
     "hull_gaps",
     "free_body_bitwise",
     "narrow_tube",
@@ -78,8 +81,13 @@ NARROW_TUBE = Tube(radius=1e-3)
 """A tube of 1 mm radius (axis along x): narrower than the long bodies of the scenarios."""
 
 
-def _down(angle: float = 0.0) -> tuple[float, ...]:
-    """The turn taking the body's ``z`` axis to the world's ``x`` axis, then ``angle`` about world ``z``."""
+def lying_orientation(angle: float = 0.0) -> tuple[float, ...]:
+    """A body lying on its side: the unit quaternion ``(w, x, y, z)`` of the turn taking the body's
+    ``z`` axis to the world's ``x`` axis, then ``angle`` (rad) about the world's ``z`` axis.
+
+    >>> [round(c, 6) for c in lying_orientation()]
+    [0.707107, 0.0, 0.707107, 0.0]
+    """
     lie = rotation.about_axis(jnp.array([0.0, 1.0, 0.0]), math.pi / 2)
     turn = rotation.about_axis(jnp.array([0.0, 0.0, 1.0]), angle)
     return tuple(float(c) for c in rotation.compose(turn, lie))
@@ -142,15 +150,17 @@ def attach(body: RigidInertialNode, surface: Any, *, version: str = "0.4.0", spa
     return e
 
 
-def _run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tuple[dict, dict]:
+def run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tuple[dict, dict]:
+    """Run ``body``, with the contact it holds if any, for ``steps`` steps of ``DT`` s.
+
+    Returns ``(states, report)`` as ``{name: NumPy array}`` over the steps: the states
+    (m, unit quaternion, m/s, rad/s in the body frame) after each step, and the
+    contact's report per step (``mime.interactions.ContactReport``'s fields). ``state0``
+    replaces the body's start.
+    """
     from mime._simulate import run_body
 
     return run_body(body, DT, steps, state0)
-
-
-def run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tuple[dict, dict]:
-    """Run ``body``, with the contact it holds if any, for ``steps`` steps of ``DT``: its states and the contact's report per step."""
-    return _run(body, steps, state0)
 
 
 def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.ndarray, spacing: float) -> np.ndarray:
@@ -208,12 +218,12 @@ def free_body_bitwise(steps: int = STEPS) -> list[FreeRow]:
         if name == "capsule":  # in the tube, along its axis, clear of the wall
             for b in (free, held):
                 b.start["position"] = (0.0, 0.0, 0.0)
-                b.start["orientation"] = _down()
+                b.start["orientation"] = lying_orientation()
                 b.start["angular_velocity"] = (0.0, 0.0, 5.0)
                 b.start["velocity"] = (1e-3, 0.0, 0.0)
         attach(held, surface)
-        sf, _ = _run(free, steps)
-        sh, rh = _run(held, steps)
+        sf, _ = run(free, steps)
+        sh, rh = run(held, steps)
         same = all(
             np.array_equal(sf[k].view(np.uint64), sh[k].view(np.uint64)) for k in ("position", "orientation", "velocity", "angular_velocity")
         )
@@ -241,7 +251,7 @@ class TubeRun:
 def _turning_capsule() -> RigidInertialNode:
     mass = 1e-6
     return make_body(
-        LONG_CAPSULE, mass=mass, name="capsule", orientation=_down(math.radians(20.0)),
+        LONG_CAPSULE, mass=mass, name="capsule", orientation=lying_orientation(math.radians(20.0)),
         torque=ConstantLoad((0.0, 0.0, 4e-10)), rotational_drag=2e-12, translational_drag=1e-4,
     )
 
@@ -272,7 +282,7 @@ def narrow_tube(steps: int = STEPS) -> dict[str, Any]:
     for version in ("0.1.0", "0.4.0"):
         body = _turning_capsule()
         attach(body, NARROW_TUBE.inner_surface, version=version)
-        s, r = _run(body, steps)
+        s, r = run(body, steps)
         gaps = capsule_tube_gaps(LONG_CAPSULE, NARROW_TUBE, s["position"], s["orientation"])
         with jax.enable_x64(True):
             angle = _axis_angle(s["orientation"])
@@ -292,10 +302,17 @@ SPIN = 40.0
 """The spin the bodies are started with, rad/s."""
 
 
-def _spinner(g: Any, radius: float, name: str) -> RigidInertialNode:
+def spinner(geometry: Any, radius: float, name: str) -> RigidInertialNode:
+    """A body of ``geometry``, lying on its side with its lowest point ``MARGIN`` above the floor, spun
+    about its own axis at ``SPIN`` rad/s and pressed down by its weight.
+
+    ``radius`` (m) is how far its lowest point lies below its axis; its mass (kg) is that of a
+    water-like cylinder of that radius, 2 mm long.
+    """
+    g = geometry
     mass = DENSITY * math.pi * radius**2 * 2e-3
     return make_body(
-        g, mass=mass, name=name, position=(0.0, 0.0, radius + MARGIN), orientation=_down(),
+        g, mass=mass, name=name, position=(0.0, 0.0, radius + MARGIN), orientation=lying_orientation(),
         angular_velocity=(0.0, 0.0, SPIN), force=ConstantLoad((0.0, 0.0, -mass * G)),
     )
 
@@ -317,9 +334,9 @@ def spin_on_floor(steps: int = STEPS) -> dict[str, SpinRun]:
     """A smooth cylinder (held at its support) and a 24-sided mesh of it (held at its samples), spun on the floor."""
     out = {}
     for name, g in (("cylinder", SPIN_CYLINDER), ("mesh", SPIN_MESH)):
-        body = _spinner(g, 5e-4, name)
+        body = spinner(g, 5e-4, name)
         attach(body, FLOOR.surface)
-        s, r = _run(body, steps)
+        s, r = run(body, steps)
         out[name] = SpinRun(name, s["angular_velocity"][:, 2], r["held_by_samples"], r["touching"], body.confinement.report.samples)
     return out
 
@@ -328,9 +345,9 @@ def screw_spin_by_spacing(spacings: tuple[float, ...] = (2.0e-4, 1.5e-4, 1.0e-4,
     """The screw held at its support, spun on the floor at several spacings: ``(spacing, samples, spin kept)``."""
     rows = []
     for h in spacings:
-        body = _spinner(SPIN_SCREW, SPIN_SCREW.outer_radius, "screw")
+        body = spinner(SPIN_SCREW, SPIN_SCREW.outer_radius, "screw")
         attach(body, FLOOR.surface, spacing=h)
-        s, _ = _run(body, steps)
+        s, _ = run(body, steps)
         rows.append((h, body.confinement.report.samples, float(s["angular_velocity"][-1, 2] / SPIN)))
     return rows
 
@@ -344,12 +361,12 @@ SHORT_CAPSULE = Capsule(radius=2.5e-4, length=1.31e-3)
 
 @partial(jax.jit, static_argnums=(0, 1))
 def _two_walls_rows(spec: Any, static: Any, params: Any, arrays: Any, state: Any):
-    from mime.interactions._projection import _gram, choose_points
+    from mime.interactions._projection import choose_points, gram
     from mime.nodes.rigid import free_solve
 
     free = free_solve(static, params, state, {"time": 0.0}, DT)
     A = choose_points(spec, arrays, state["position"], state["orientation"])
-    K = _gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
+    K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
     u0 = A.normal @ free.velocity + A.lever @ free.angular_velocity
     return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap
 
@@ -372,11 +389,11 @@ def two_walls(steps: int = STEPS) -> dict[str, Any]:
     """The short capsule turned by a torque until it jams across the tube, both ends pressed into the wall."""
     mass = 1e-6
     body = make_body(
-        SHORT_CAPSULE, mass=mass, name="capsule", orientation=_down(math.radians(60.0)),
+        SHORT_CAPSULE, mass=mass, name="capsule", orientation=lying_orientation(math.radians(60.0)),
         torque=ConstantLoad((0.0, 0.0, 4e-10)), rotational_drag=2e-12, translational_drag=1e-4,
     )
     attach(body, NARROW_TUBE.inner_surface)
-    s, r = _run(body, steps)
+    s, r = run(body, steps)
     last = {k: v[-1] for k, v in s.items()}
     with jax.enable_x64(True):
         static, spec, params, arrays = body.step_inputs()
@@ -416,7 +433,7 @@ def hullless_body(steps: int = STEPS) -> dict[str, Any]:
         body = make_body(h, mass=1e-6, name=name.replace(" ", "_"), position=(0.0, 0.0, 8e-4),
                          velocity=(2e-3, 0.0, -5e-3), angular_velocity=(0.0, 7.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-5)))
         attach(body, FLOOR.surface)
-        s, r = _run(body, steps)
+        s, r = run(body, steps)
         runs[name] = (s, r)
     s0 = runs["no hull"][0]
     s1 = runs["sphere"][0]
@@ -441,7 +458,7 @@ def turning_ellipsoid(steps: int = STEPS) -> dict[str, Any]:
     body = make_body(ELLIPSOID, mass=mass, name="ellipsoid", position=(0.0, 0.0, 3e-4 + MARGIN),
                      angular_velocity=(0.0, 12.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-10)))
     attach(body, FLOOR.surface)
-    s, r = _run(body, steps)
+    s, r = run(body, steps)
     pts = r["contact_point"]
     with jax.enable_x64(True):
         # the ellipsoid's own deepest point at each step's starting pose (the exact support)
@@ -474,9 +491,9 @@ def turning_ellipsoid(steps: int = STEPS) -> dict[str, Any]:
 def support_short_screw(newton_steps: int = 1, steps: int = STEPS) -> dict[str, Any]:
     """The spinning screw on the floor with its Newton search bounded at ``newton_steps``: support_short raises."""
     g = Screw(SPIN_SCREW.core_radius, SPIN_SCREW.thread_depth, SPIN_SCREW.pitch, SPIN_SCREW.length, newton_steps=newton_steps)
-    body = _spinner(g, g.outer_radius, "screw")
+    body = spinner(g, g.outer_radius, "screw")
     attach(body, FLOOR.surface)
-    _, r = _run(body, steps)
+    _, r = run(body, steps)
     return {"support_short": r["support_short"], "touching": r["touching"]}
 
 
@@ -487,7 +504,7 @@ def touching_is_force(steps: int = STEPS) -> dict[str, Any]:
     body = make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                      velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
     attach(body, FLOOR.surface)
-    s, r = _run(body, steps)
+    s, r = run(body, steps)
     with jax.enable_x64(True):
         _, spec, _, arrays = body.step_inputs()
         starts = {k: jnp.asarray(np.concatenate([np.asarray(body.start[k])[None], s[k][:-1]])) for k in s}
@@ -543,7 +560,7 @@ def microrobot() -> RigidInertialNode:
     umr_shape = Screw(core_radius=2e-4, thread_depth=1e-4, pitch=5e-4, length=1.5e-3)
     mass = DENSITY * math.pi * (2.5e-4) ** 2 * 1.5e-3
     return make_body(
-        umr_shape, mass=mass, name="umr", position=(0.0, 0.0, 0.0), orientation=_down(),
+        umr_shape, mass=mass, name="umr", position=(0.0, 0.0, 0.0), orientation=lying_orientation(),
         force=SumLoad(ConstantLoad((0.0, 0.0, -mass * G)), PropulsionForce(2e-9)),
         torque=RotatingFieldTorque(moment=(1e-6, 0.0, 0.0), field=5e-3, frequency=5.0, axis=(1.0, 0.0, 0.0)),
         translational_drag=1e-5, rotational_drag=1e-10,

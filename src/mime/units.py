@@ -148,17 +148,31 @@ class Quantity:
     def si(self, dimension: Dimension | None = None, *, argument: str = "quantity") -> float:
         """The SI float ``value * scale``; if ``dimension`` is given, refuse any other.
 
+        A quantity whose SI value would overflow to infinity, or underflow to zero from a
+        value that is not zero, is refused: the checks made on the value as written
+        (a positive length, say) must hold of the number the physics receives.
+
         >>> mm(3.0).si(Time, argument="margin")
         Traceback (most recent call last):
         ...
         maddening.ValidationError: margin = mm(3.0) is not allowed; expected a quantity of dimension time (s), not length (m)
+        >>> nm(5e-324).si(Length, argument="margin")
+        Traceback (most recent call last):
+        ...
+        maddening.ValidationError: margin = nm(5e-324) is not allowed; expected a quantity whose SI value is finite, and zero only if the value is (it is 0.0 in SI units)
         """
         if dimension is not None and self.unit.dimension != dimension:
             raise ValidationError(
                 f"{argument} = {self!r} is not allowed; expected a quantity of dimension "
                 f"{dimension}, not {self.unit.dimension}"
             )
-        return self.value * self.unit.scale
+        value = self.value * self.unit.scale
+        if not math.isfinite(value) or (value == 0.0) != (self.value == 0.0):
+            raise ValidationError(
+                f"{argument} = {self!r} is not allowed; expected a quantity whose SI value is finite, and zero "
+                f"only if the value is (it is {value!r} in SI units)"
+            )
+        return value
 
     def to_document(self) -> dict[str, Any]:
         """The quantity as written: ``{"unit": symbol, "value": value}``."""

@@ -62,15 +62,15 @@ def test_a_group_whose_search_does_not_converge_holds_its_nearest_sample_and_fla
     held = {}
     for steps in (1, 16):
         screw = Screw(g.core_radius, g.thread_depth, g.pitch, g.length, newton_steps=steps)
-        body = demos._spinner(screw, screw.outer_radius, "screw")
+        body = demos.spinner(screw, screw.outer_radius, "screw")
         demos.attach(body, demos.FLOOR.surface)
         conf = body.confinement
         with jax.enable_x64(True):
             x = jnp.asarray(body.start["position"]) + jnp.array([0.0, 0.0, -2e-5])
-            q = jnp.asarray(demos._down(0.3))
+            q = jnp.asarray(demos.lying_orientation(0.3))
             A = jax.jit(choose_points, static_argnums=0)(conf.spec, conf.jax_arrays(), x, q)
             held[steps] = {k: np.asarray(getattr(A, k)) for k in ("point", "gap", "short", "supported")}
-        samples = conf.arrays["samples"][conf.arrays["valid"]]
+        samples = conf.arrays.samples[conf.arrays.valid]
     cut, full = held[1], held[16]
     assert cut["short"].any() and not full["short"].any()
     # the unconverged groups hold a sample of the hull, exactly

@@ -20,6 +20,7 @@ from mime.interactions._projection import (
     SPACING_FLOOR,
     SWEEPS,
     Confinement,
+    ConfinementArrays,
     default_spacing,
 )
 from mime.interactions.contact import Contact
@@ -33,6 +34,6 @@ KEPT: tuple[type, ...] = (CentreContact,)
 __all__ = [
     "Contact", "CentreContact", "KEPT",
     "SWEEPS", "PROJECTION_SWEEPS", "GROUPS", "CONTACT_ULPS", "CONVERGED", "SPACING_FLOOR", "default_spacing",
-    "Confinement", "ContactReport", "FreeSolve", "FirstPass", "FLAGS",
+    "Confinement", "ConfinementArrays", "ContactReport", "FreeSolve", "FirstPass", "FLAGS",
     "normal_force", "penalty_wrench",
 ]

@@ -45,7 +45,7 @@ no torque at all.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass, fields
 from typing import Any, Mapping, NamedTuple
 
 import jax
@@ -68,6 +68,7 @@ __all__ = [
     "RULES",
     "default_spacing",
     "BuildReport",
+    "ConfinementArrays",
     "Confinement",
     "build_confinement",
     "build_centre_confinement",
@@ -78,6 +79,8 @@ __all__ = [
     "pgs",
     "advance_pose",
     "rows_at",
+    "gram",
+    "contact_band",
 ]
 
 GROUPS = 8
@@ -151,31 +154,69 @@ class _Spec:
     any_samples: bool = False
 
 
+@dataclass(frozen=True)
+class ConfinementArrays:
+    """The numbers of a built confinement that the compiled step reads (a JAX pytree).
+
+    Every confinement has the scalars: ``margin``, how far each hull point is held from
+    the surface (m; the one place the margin is stored); ``extent``, the body's extent
+    about its centre (m), which the centre hold adds to the margin; and ``shortfall``,
+    how far the hull's samples may fall short of its surface (m). A hull's confinement
+    also has its samples split into ``GROUPS`` groups, each padded to ``G`` rows:
+    ``samples`` (``(GROUPS, G, 3)``, body frame, m), ``valid`` (``(GROUPS, G)``, a
+    real sample rather than padding), ``supported`` (``(GROUPS, G)``, the sample's
+    part answers the support query), ``part`` (``(GROUPS, G)``, the index of the
+    hull part it lies on), ``starts`` (``(GROUPS,)``, each group's count of search
+    starts) and ``exclusion`` (``(GROUPS,)``, m, how far apart a group's starts
+    lie). The centre hold leaves these ``None``.
+    """
+
+    margin: Any
+    extent: Any
+    shortfall: Any
+    samples: Any = None
+    valid: Any = None
+    supported: Any = None
+    part: Any = None
+    starts: Any = None
+    exclusion: Any = None
+
+
+jax.tree_util.register_dataclass(
+    ConfinementArrays, data_fields=[f.name for f in fields(ConfinementArrays)], meta_fields=[]
+)
+
+
 @dataclass(eq=False)
 class Confinement:
     """A built confinement: its settings, its static spec, its arrays and the build report."""
 
     version: str
-    margin: float
     spacing: float | None
     rule: str
     surface: Any
     spec: _Spec
-    arrays: dict[str, Any] = field(default_factory=dict)
+    arrays: ConfinementArrays
     report: BuildReport | None = None
+
+    @property
+    def margin(self) -> float:
+        """How far each hull point is held from the surface, m (read from :attr:`arrays`, where it is kept)."""
+        return float(self.arrays.margin)
 
     @property
     def reads_orientation(self) -> bool:
         """Whether the hold reads the body's orientation (0.1.0's centre hold never does)."""
         return self.spec.mode == "hull"
 
-    def jax_arrays(self) -> dict[str, Any]:
+    def jax_arrays(self) -> ConfinementArrays:
         """The arrays as float64/int/bool JAX arrays (call inside ``jax.enable_x64``)."""
-        return {k: jnp.asarray(v) for k, v in self.arrays.items()}
+        return jax.tree_util.tree_map(jnp.asarray, self.arrays)
 
 
-def _check_common(margin: Any, rule: Any, body: Any, surface: Any, where: str) -> Hull:
-    finite_number(margin, "margin", "a positive length in metres", where=where, above=0)
+def _check_common(rule: Any, body: Any, surface: Any, where: str) -> Hull:
+    """The rule, the surface and the body's hull. The margin is checked once, by the entry's
+    ``margin`` setting (a positive length), before the plan converts it to metres."""
     if rule not in RULES:
         raise ValidationError(f"{where}: rule = {rule!r} is not allowed; expected one of {', '.join(RULES)}")
     if not callable(getattr(surface, "distance_and_normal", None)):
@@ -196,15 +237,16 @@ def build_centre_confinement(*, margin: float, rule: str, body: Any, surface: An
     through the wall by as much as it reaches past that extent.
     """
     where = "CentreContact 0.1.0"
-    hull = _check_common(margin, rule, body, surface, where)
+    hull = _check_common(rule, body, surface, where)
     extent = hull.radial_extent
     spec = _Spec(mode="centre", surface=surface)
     report = BuildReport("centre", None, 0, (), (), 0.0, False)
-    return Confinement("0.1.0", float(margin), None, rule, surface, spec, _scalars(margin, extent, 0.0), report)
+    return Confinement(version="0.1.0", spacing=None, rule=rule, surface=surface, spec=spec,
+                       arrays=_scalars(margin, extent, 0.0), report=report)
 
 
-def _scalars(margin: float, extent: float, shortfall: float) -> dict[str, Any]:
-    return {"margin": np.float64(margin), "extent": np.float64(extent), "shortfall": np.float64(shortfall)}
+def _scalars(margin: float, extent: float, shortfall: float) -> ConfinementArrays:
+    return ConfinementArrays(margin=np.float64(margin), extent=np.float64(extent), shortfall=np.float64(shortfall))
 
 
 def _lever_mask(part: Part) -> tuple[float, float, float]:
@@ -275,14 +317,15 @@ def build_confinement(
     the margin.
     """
     where = "Contact 0.4.0"
-    hull = _check_common(margin, rule, body, surface, where)
+    hull = _check_common(rule, body, surface, where)
     margin = float(margin)
     for name, value in (("sweeps", sweeps), ("projection_sweeps", projection_sweeps)):
         whole_number(value, name, "a whole number of at least 1", where=where)
     if not hull.has_hull:
         spec = _Spec(mode="centre", surface=surface, sweeps=sweeps, projection_sweeps=projection_sweeps)
         report = BuildReport("centre", None, 0, (), (), 0.0, False)
-        return Confinement("0.4.0", margin, None, rule, surface, spec, _scalars(margin, hull.extent, 0.0), report)
+        return Confinement(version="0.4.0", spacing=None, rule=rule, surface=surface, spec=spec,
+                           arrays=_scalars(margin, hull.extent, 0.0), report=report)
     size = float(hull.size)
     if spacing is None:
         spacing = default_spacing(margin, size)
@@ -344,20 +387,22 @@ def build_confinement(
         any_support=bool(supported.any()),
         any_samples=bool((~supported).any()),
     )
-    arrays = {
-        **_scalars(margin, hull.extent, max(shortfall_support, shortfall_samples)),
-        "samples": samples,
-        "valid": valid,
-        "supported": sup,
-        "part": part,
-        "starts": starts.astype(np.int32),
-        "exclusion": np.full(GROUPS, exclusion),
-    }
+    arrays = ConfinementArrays(
+        margin=np.float64(margin),
+        extent=np.float64(hull.extent),
+        shortfall=np.float64(max(shortfall_support, shortfall_samples)),
+        samples=samples,
+        valid=valid,
+        supported=sup,
+        part=part,
+        starts=starts.astype(np.int32),
+        exclusion=np.full(GROUPS, exclusion),
+    )
     report = BuildReport(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),
         float(shortfall_samples if sampled_parts else shortfall_support), bool(sampled_parts),
     )
-    return Confinement("0.4.0", margin, spacing, rule, surface, spec, arrays, report)
+    return Confinement(version="0.4.0", spacing=spacing, rule=rule, surface=surface, spec=spec, arrays=arrays, report=report)
 
 
 # ---------------------------------------------------------------------------------------
@@ -474,28 +519,28 @@ class Projected(NamedTuple):
     points: Any
 
 
-def rows_at(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any, point: Any, masks: Any) -> tuple[Any, Any, Any]:
+def rows_at(spec: _Spec, arrays: ConfinementArrays, x: Any, q: Any, point: Any, masks: Any) -> tuple[Any, Any, Any]:
     """``(normal, gap, lever)`` of body-frame points at the pose ``(x, q)``; ``masks`` (k, 3) multiply the lever."""
     R = rotation.matrix(q)
     X = x + point @ R.T
     phi, n = spec.surface.distance_and_normal(X)
     lever = jnp.cross(point, n @ R) * masks
-    return n, phi - arrays["margin"], lever
+    return n, phi - arrays.margin, lever
 
 
-def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Held:
+def choose_points(spec: _Spec, arrays: ConfinementArrays, x: Any, q: Any) -> Held:
     """Each group's held point at the pose ``(x, q)`` (see the module's docstring)."""
     if spec.mode == "centre":
         phi, n = spec.surface.distance_and_normal(x)
         zero = jnp.zeros((1, 3), dtype=x.dtype)
-        gap = phi - arrays["extent"] - arrays["margin"]
+        gap = phi - arrays.extent - arrays.margin
         no = jnp.array([False])
         return Held(zero, n[None], gap[None], zero, zero, jnp.zeros(1, jnp.int32), no, no, no)
-    S, valid, sup, part = arrays["samples"], arrays["valid"], arrays["supported"], arrays["part"]
+    S, valid, sup, part = arrays.samples, arrays.valid, arrays.supported, arrays.part
     R = rotation.matrix(q)
     X = x + S @ R.T
     phi, _ = spec.surface.distance_and_normal(X)
-    gap = phi - arrays["margin"]
+    gap = phi - arrays.margin
     inf = jnp.array(jnp.inf, dtype=gap.dtype)
     groups = jnp.arange(GROUPS)
     masks = jnp.asarray(np.array(spec.lever_masks), dtype=x.dtype)
@@ -518,9 +563,9 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
     for k in range(spec.k_max):
         gk = jnp.where(avail, gap, inf)
         i = jnp.argmin(gk, axis=1)
-        ok = jnp.isfinite(gk[groups, i]) & (k < arrays["starts"])
+        ok = jnp.isfinite(gk[groups, i]) & (k < arrays.starts)
         s = S[groups, i]
-        far = jnp.sum((S - s[:, None, :]) ** 2, axis=-1) > arrays["exclusion"][:, None] ** 2
+        far = jnp.sum((S - s[:, None, :]) ** 2, axis=-1) > arrays.exclusion[:, None] ** 2
         avail = avail & far
         idx.append(i)
         oks.append(ok)
@@ -540,7 +585,7 @@ def choose_points(spec: _Spec, arrays: Mapping[str, Any], x: Any, q: Any) -> Hel
 
     pts, conv = jax.vmap(jax.vmap(search))(hints, parts)  # (8, K, 3), (8, K)
     phi_c, _ = spec.surface.distance_and_normal(x + pts @ R.T)
-    gap_c = jnp.where(oks & conv, phi_c - arrays["margin"], inf)
+    gap_c = jnp.where(oks & conv, phi_c - arrays.margin, inf)
     kbest = jnp.argmin(gap_c, axis=1)
     best_gap = gap_c[groups, kbest]
     found = jnp.isfinite(best_gap)
@@ -589,16 +634,27 @@ def refine_points(spec: _Spec, x: Any, q: Any, held: Held, points: Any = None, i
     return jax.lax.fori_loop(0, iterations, again, points)
 
 
-def _gram(n: Any, lever: Any, inv_m: Any, inv_I: Any) -> Any:
+def gram(n: Any, lever: Any, inv_m: Any, inv_I: Any) -> Any:
+    """The rows' coupling ``K = J M^-1 J^T`` (the Delassus matrix), ``J_i = (n_i, lever_i)``.
+
+    ``n`` (k, 3) the world normals and ``lever`` (k, 3) the body-frame levers; ``inv_m``
+    is 1/mass (1/kg) and ``inv_I`` the three inverse principal moments (1/(kg m^2)).
+    ``K_ij`` is the speed row ``i`` gains per unit impulse at row ``j`` (m/s per N s, 1/kg).
+    """
     return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T
 
 
-def _band(arrays: Mapping[str, Any], x: Any) -> Any:
+def contact_band(arrays: ConfinementArrays, x: Any) -> Any:
+    """The contact band at position ``x``, m: a gap above ``-band`` counts as on the margin.
+
+    ``CONTACT_ULPS`` units in the last place of the largest magnitude the step's
+    positions reach, ``|x| + extent + margin``.
+    """
     eps = jnp.finfo(x.dtype).eps
-    return CONTACT_ULPS * eps * (jnp.sqrt(jnp.sum(x * x)) + arrays["extent"] + arrays["margin"])
+    return CONTACT_ULPS * eps * (jnp.sqrt(jnp.sum(x * x)) + arrays.extent + arrays.margin)
 
 
-def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: FreeSolve, dt: Any) -> FirstPass:
+def first_pass(spec: _Spec, arrays: ConfinementArrays, state: Mapping[str, Any], free: FreeSolve, dt: Any) -> FirstPass:
     """The first pass at the step's start (a :class:`~mime.interactions.step.FirstPass`).
 
     It unpacks as ``(held, lambda, u, target, u_free, residual_per_sweep)``: ``u`` is
@@ -606,7 +662,7 @@ def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any],
     """
     x, q = state["position"], state["orientation"]
     A = choose_points(spec, arrays, x, q)
-    K = _gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
+    K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
     u_free = A.normal @ free.velocity + A.lever @ free.angular_velocity
     target = -jnp.maximum(A.gap, 0.0) / dt
     active = jnp.isfinite(A.gap)
@@ -614,7 +670,7 @@ def first_pass(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any],
     return FirstPass(A, lam, u, target, u_free, hist)
 
 
-def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], free: FreeSolve, dt: Any):
+def held_step(spec: _Spec, arrays: ConfinementArrays, state: Mapping[str, Any], free: FreeSolve, dt: Any):
     """One step of a body held by the confinement, from its free velocity solve.
 
     ``free`` is the free body's implicit solve (:class:`~mime.interactions.step.FreeSolve`).
@@ -652,8 +708,8 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         # the second pass's support points follow the body's own deepest point as the projection turns it
         pB = refine_points(spec, xx, qq, B, pB, refine)
         n2, g2, l2 = rows(xx, qq, pB)
-        past = jnp.any(g2 < -_band(arrays, xx))
-        K2 = _gram(n2, l2, inv_m, inv_I)
+        past = jnp.any(g2 < -contact_band(arrays, xx))
+        K2 = gram(n2, l2, inv_m, inv_I)
         mu, _, _ = pgs_if(past, K2, g2, jnp.zeros_like(g2), jnp.isfinite(g2), spec.projection_sweeps)
         go = past & jnp.any(mu > 0)
         xp = xx + (n2.T @ mu) * inv_m
@@ -665,7 +721,7 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         0, PROJECTION_ITERATIONS, project, Projected(x1, q1, jnp.zeros(k2, x.dtype), jnp.array(False), B.point)
     )
     n2, g2, l2 = rows(x2, q2, pB)
-    K2 = _gram(n2, l2, inv_m, inv_I)
+    K2 = gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed
     pushed = projected & (mu > 0)
     u2 = n2 @ v1 + l2 @ w1
@@ -683,7 +739,7 @@ def held_step(spec: _Spec, arrays: Mapping[str, Any], state: Mapping[str, Any], 
         forced = (lam > 0) | (mu > 0) | (lam2 > 0)
         by_samples, short_pts = B.by_samples, B.short
     held_by_samples = jnp.any(by_samples & forced)
-    support_short = jnp.any(short_pts & (g2 < arrays["shortfall"]))
+    support_short = jnp.any(short_pts & (g2 < arrays.shortfall))
     deepest = jnp.argmin(A.gap)
     new_state = {"position": x2, "orientation": q2, "velocity": v2, "angular_velocity": w2}
     report = ContactReport(

@@ -48,7 +48,7 @@ from mime.document_kinds import document_kind
 from mime.errors import ValidationError, finite_number, real_array
 from mime.geometry import Hull, as_hull, rotation
 from mime.geometry.rotation import advance_pose
-from mime.interactions._projection import held_step
+from mime.interactions._projection import ConfinementArrays, held_step
 from mime.interactions.step import FLAGS, REPORT_KEYS, ContactReport, FreeSolve
 
 __all__ = [
@@ -238,13 +238,14 @@ class StepInputs(NamedTuple):
     ``static`` (hashable: each load's class, then the wrench sources) and ``spec``
     (the confinement's static part, ``None`` for a free body) key the compilation;
     ``params`` (the node's parameters and its loads' numbers) and ``arrays`` (the
-    confinement's arrays) are traced.
+    confinement's :class:`~mime.interactions.ConfinementArrays`, ``None`` for a free
+    body) are traced.
     """
 
     static: tuple
     spec: Any
     params: dict[str, Any]
-    arrays: dict[str, Any]
+    arrays: ConfinementArrays | None
 
 
 def _vec(value: Any, n: int, argument: str) -> tuple[float, ...]:
@@ -412,7 +413,10 @@ class RigidInertialNode(Node):
         Call it inside ``jax.enable_x64(True)`` for float64 arrays. ``params`` are
         injected over the node's own, as in :meth:`update`.
         """
-        spec, arrays = self._confinement_parts()
+        if self.confinement is None:
+            spec, arrays = None, None
+        else:
+            spec, arrays = self.confinement.spec, self.confinement.jax_arrays()
         return StepInputs(self._static(), spec, self._params(params), arrays)
 
     def _static(self) -> tuple:
@@ -470,11 +474,6 @@ class RigidInertialNode(Node):
             "velocity": (F - p["translational_drag"] * state["velocity"]) / p["mass"],
             "angular_velocity": (tau_b + gyro - p["rotational_drag"] * w) / I,
         }
-
-    def _confinement_parts(self) -> tuple[Any, Any]:
-        if self.confinement is None:
-            return None, {}
-        return self.confinement.spec, self.confinement.jax_arrays()
 
     # -- documents --------------------------------------------------------------------------
     def to_document(self) -> dict[str, Any]:
@@ -582,7 +581,7 @@ def free_solve(static: tuple, params: Mapping[str, Any], state: Mapping[str, Any
     )
 
 
-def step(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[str, Any], state: Mapping[str, Any], bi: Mapping[str, Any], dt: Any):
+def step(static: tuple, spec: Any, params: Mapping[str, Any], arrays: ConfinementArrays | None, state: Mapping[str, Any], bi: Mapping[str, Any], dt: Any):
     """One step: the free solve, then (with a confinement's ``spec``) the held step.
 
     Returns ``(state, report)``, the report a :class:`~mime.interactions.step.ContactReport`.
@@ -596,13 +595,13 @@ def step(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[st
 
 
 @partial(jax.jit, static_argnames=("static", "spec"))
-def step_jit(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[str, Any], state: Mapping[str, Any], t: Any, dt: Any):
+def step_jit(static: tuple, spec: Any, params: Mapping[str, Any], arrays: ConfinementArrays | None, state: Mapping[str, Any], t: Any, dt: Any):
     """``step`` jitted, at time ``t`` (the Python-loop baseline of the bench)."""
     return step(static, spec, params, arrays, state, {"time": t}, dt)
 
 
 @partial(jax.jit, static_argnames=("static", "spec", "steps"))
-def run_scan(static: tuple, spec: Any, params: Mapping[str, Any], arrays: Mapping[str, Any], state0: Mapping[str, Any], dt: Any, steps: int):
+def run_scan(static: tuple, spec: Any, params: Mapping[str, Any], arrays: ConfinementArrays | None, state0: Mapping[str, Any], dt: Any, steps: int):
     """``steps`` steps of ``dt`` under one ``lax.scan``: the states after each step and the reports."""
 
     def body(state, k):

@@ -109,14 +109,21 @@ def test_the_seeds_helical_microrobot_runs_saves_and_loads(tmp_path):
 
 
 def test_bad_settings_are_refused_by_the_build():
+    from mime import Contact, Experiment
     from mime.interactions._projection import build_confinement, build_centre_confinement
+    from mime.units import mm, nm
 
     body = demos.make_body(demos.LONG_CAPSULE, mass=1e-6)
     surface = demos.NARROW_TUBE.inner_surface
     with pytest.raises(ValidationError, match="rule = 'bounce'"):
         build_confinement(margin=1e-4, spacing=None, rule="bounce", body=body, surface=surface)
-    with pytest.raises(ValidationError, match="margin = -1.0"):
-        build_confinement(margin=-1.0, spacing=None, rule="remove_outward", body=body, surface=surface)
+    # the margin is checked once, by the entry's setting; the build takes the metres the plan converts
+    with pytest.raises(ValidationError, match=r"margin = mm\(-1.0\) is not allowed; expected a positive length"):
+        Contact.Projection(margin=mm(-1.0))
+    underflow = Experiment()
+    underflow.attach(Contact.Projection(margin=nm(5e-324)), body=body, surface=surface)
+    with pytest.raises(ValidationError, match=r"margin = nm\(5e-324\) is not allowed; .* SI value is finite, and zero"):
+        underflow.build("exploratory")
     with pytest.raises(ValidationError, match="surface = "):
         build_centre_confinement(margin=1e-4, rule="remove_outward", body=body, surface=demos.NARROW_TUBE)
     with pytest.raises(ValidationError, match="spacing = 0.0"):

@@ -42,7 +42,7 @@ def _start(name, q, speed, direction):
         if name == "capsule":
             # turned about the tube's axis only so that it fits, centred near the axis
             x = np.zeros(3)
-            q = np.asarray(demos._down(float(np.arctan2(q[1], q[0]) % 0.6)))
+            q = np.asarray(demos.lying_orientation(float(np.arctan2(q[1], q[0]) % 0.6)))
         else:
             pts = body.hull.sample(1e-4)[0]
             depth = float(np.max(pts @ (np.asarray(rotation.matrix(np.asarray(q))).T @ np.array([0.0, 0.0, -1.0]))))
@@ -70,9 +70,9 @@ def test_no_point_ends_past_the_margin_and_held_points_stop_moving_in(name, q, s
     assert gaps.min() >= -tol
     # after the solve, no held point moves into the surface faster than its gap allows
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
+        static, spec, params, arrays = body.step_inputs()
         st0 = {k: jnp.asarray(v) for k, v in start.items()}
-        free = _free(body._static(), body._params(), st0)
+        free = _free(static, params, st0)
         A, lam, u, target, u_free, hist = _first(spec, arrays, st0, free)
         lam, u, target = np.asarray(lam), np.asarray(u), np.asarray(target)
     scale = max(1e-12, float(np.max(np.abs(np.asarray(u_free)))))

@@ -27,8 +27,7 @@ def _always(needed, K, u0, target, active, sweeps):
 
 def _run(body, steps):
     with jax.enable_x64(True):
-        spec, arrays = body._confinement_parts()
-        static, params = body._static(), body._params()
+        static, spec, params, arrays = body.step_inputs()
         s0 = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in body.initial_state().items()}
 
         def scan(params, arrays, s0):  # a new function each call: traced afresh, never a cached trace

@@ -131,13 +131,7 @@ def test_architecture_names_only_modules_and_files_that_exist():
 
 
 # -- no module reads another module's private names ---------------------------------------------
-PRIVATE_READS_LEFT = {
-    # src/specbook is outside this check's last change; each entry must go when its read does
-    "src/specbook/_claims.py: from specbook._glue import _glue_raw",
-    "src/specbook/execute.py: from specbook._claims import _ANSI",
-    "src/specbook/faults.py: from specbook._claims import _ANSI",
-    "src/specbook/sphinxext.py: specbook.execute._read",
-}
+PRIVATE_READS_LEFT: set[str] = set()
 """Reads of another module's private names that are known and not yet removed (only ever shrinks)."""
 
 

@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-from specbook._glue import _glue_raw, as_float
+from specbook._glue import glue_raw, as_float
 from specbook._quiet import HOLDS, Measured
 
 __all__ = [
@@ -29,7 +29,7 @@ class ClaimError(AssertionError):
 
 
 _FAILED = re.compile(r"ClaimError: claim '([^']+)' failed[^\n]*")
-_ANSI = re.compile(r"\x1b\[[0-9;]*m")
+ANSI = re.compile(r"\x1b\[[0-9;]*m")
 
 
 def failed_claim(output: str) -> tuple[str, str] | None:
@@ -43,7 +43,7 @@ def failed_claim(output: str) -> tuple[str, str] | None:
     >>> failed_claim("ValueError: something else") is None
     True
     """
-    found = _FAILED.search(_ANSI.sub("", output))
+    found = _FAILED.search(ANSI.sub("", output))
     return (found.group(1), found.group(0)) if found else None
 
 
@@ -207,8 +207,8 @@ def claim(
     record = Claim(key=key, measured=m, expected=e, rtol=rtol, atol=atol, unit=unit, passed=passed,
                    source=source)
     _CLAIMS[key] = record
-    _glue_raw(key, m)
-    _glue_raw(key + "_expected", e)
+    glue_raw(key, m)
+    glue_raw(key + "_expected", e)
     if not passed:
         raise ClaimError(
             f"claim {key!r} failed: measured {m:.10g} against expected {e:.10g}"
@@ -236,7 +236,7 @@ def check(key: str, condition: Any, description: str, *, source: Source | None =
         key=key, measured=float(ok), expected=1.0, rtol=None, atol=None, unit="",
         passed=ok, description=description, source=source,
     )
-    _glue_raw(key, "holds" if ok else "fails")
+    glue_raw(key, "holds" if ok else "fails")
     if not ok:
         raise ClaimError(f"claim {key!r} failed: {description} does not hold", key)
     return HOLDS  # equal to True; a cell ending with this check does not display it

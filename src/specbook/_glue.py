@@ -6,7 +6,7 @@ import math
 import numbers
 from typing import Any
 
-__all__ = ["as_float", "glue"]
+__all__ = ["as_float", "glue", "glue_raw"]
 
 
 def as_float(value: Any, *, name: str = "value") -> float:
@@ -41,7 +41,7 @@ def as_float(value: Any, *, name: str = "value") -> float:
         raise TypeError(f"{name} must be a real scalar, got {type(value).__name__}: {value!r}") from exc
 
 
-def _glue_raw(key: str, value: Any) -> None:
+def glue_raw(key: str, value: Any) -> None:
     """Glue ``value`` under ``key`` without displaying it (no-op outside a kernel)."""
     try:
         from myst_nb import glue as _myst_glue
@@ -68,12 +68,12 @@ def glue(key: str, value: Any) -> None:
     if not isinstance(key, str) or not key.isidentifier():
         raise ValueError(f"key must be an identifier-like string, got {key!r}")
     if isinstance(value, str) or not _is_scalar(value):
-        _glue_raw(key, value)
+        glue_raw(key, value)
         return None
     number = as_float(value, name=key)
     if math.isnan(number):
         raise ValueError(f"glue {key!r}: the value is NaN; a page never shows a NaN")
-    _glue_raw(key, number)
+    glue_raw(key, number)
     return None
 
 

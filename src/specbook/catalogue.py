@@ -179,7 +179,7 @@ FAULTS: tuple[Fault, ...] = (
     # -- specbook -----------------------------------------------------------------------------------
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",
-          (Patch("specbook/_claims.py", "    _glue_raw(key, m)\n", "    _glue_raw(key, e)\n"),),
+          (Patch("specbook/_claims.py", "    glue_raw(key, m)\n", "    glue_raw(key, e)\n"),),
           (AUTHORING,), ("authoring_glue_shows_measured",)),
     Fault("specbook_table_shows_expected", "specbook",
           "The claims table prints the expected value in the measured column.",

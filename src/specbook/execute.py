@@ -47,10 +47,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specbook._claims import _ANSI, failed_claim
+from specbook._claims import ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
-__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "main", "merge_caches", "plan", "shard", "toc_pages",
+__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "load_times", "main", "merge_caches", "plan",
+           "read_page", "shard", "toc_pages",
            "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
@@ -105,7 +106,7 @@ def _md_config(root: Path):
     return MdParserConfig(enable_extensions=set(extensions))
 
 
-def _read(path: Path, root: Path):
+def read_page(path: Path, root: Path):
     """The page as a notebook, read exactly as myst-nb reads it, so its cache key is the build's.
 
     Parsing a page's Markdown is the slow part of planning, and a build asks for each
@@ -161,7 +162,7 @@ def plan(root: str | os.PathLike[str], pages: list[Path] | None = None, *, cache
             out.append(PagePlan(page, rel, "forced"))
             continue
         try:
-            record = cache.match_cache_notebook(_read(page, root))
+            record = cache.match_cache_notebook(read_page(page, root))
         except KeyError:
             known = any(r.uri == rel or r.uri == str(page) for r in records)
             out.append(PagePlan(page, rel, "its code cells changed" if known else "not in the cache"))
@@ -189,7 +190,7 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
     from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     path, root = Path(path_text), Path(root_text)
-    nb = _read(path, root)
+    nb = read_page(path, root)
     executable = [i for i, c in enumerate(nb.cells)
                   if c.cell_type == "code" and c.source.strip()]
     last = executable[-1] if executable else None
@@ -287,7 +288,8 @@ def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str
     return [p for p in names if owner[p] == k - 1]
 
 
-def _load_times(path: Path) -> dict[str, float]:
+def load_times(path: Path) -> dict[str, float]:
+    """Each page's last execution time in seconds, from ``path`` (``TIMES``); empty when there is none."""
     try:
         return {str(k): float(v) for k, v in json.loads(path.read_text()).items()}
     except (FileNotFoundError, ValueError, AttributeError):
@@ -332,7 +334,7 @@ def _claims_text(claims: list[dict[str, Any]]) -> str:
 
 def _cached_claims(cache, page: Path, root: Path) -> str:
     try:
-        use = (cache.match_cache_notebook(_read(page, root)).data or {}).get(DATA_KEY) or {}
+        use = (cache.match_cache_notebook(read_page(page, root)).data or {}).get(DATA_KEY) or {}
     except KeyError:  # pragma: no cover - a cached page has a record
         return ""
     return f" ({_claims_text(use.get('claims', []))})"
@@ -353,7 +355,7 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
     """
     root = Path(root).resolve()
     times_path = root / TIMES
-    times = _load_times(times_path)
+    times = load_times(times_path)
     pages = toc_pages(root) if pages is None else [Path(p).resolve() for p in pages]
     if shard_of is not None:
         keep = set(shard([p.relative_to(root).as_posix() for p in pages], times, *shard_of))
@@ -416,7 +418,7 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
     print(f"{prefix}specbook.execute{label}: {len(todo) - len(failures)} of {len(todo)} pages re-ran in "
           f"{time.perf_counter() - start:.1f} s, {len(verdicts) - len(todo)} cached", file=out, flush=True)
     for rel, error in failures:
-        print(f"\n---- {rel} ----\n{_ANSI.sub('', error)}", file=out, flush=True)
+        print(f"\n---- {rel} ----\n{ANSI.sub('', error)}", file=out, flush=True)
     return len(failures)
 
 
@@ -432,7 +434,7 @@ def merge_caches(root: str | os.PathLike[str], sources: list[str | os.PathLike[s
 
     root = Path(root).resolve()
     target = _cache(root, cache_dir)
-    times = _load_times(root / TIMES)
+    times = load_times(root / TIMES)
     copied = 0
     for source in sources:
         folder = Path(source)

@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-from specbook._claims import _ANSI
+from specbook._claims import ANSI
 from specbook._faults import Fault, Patch
 from specbook.catalogue import FAULTS
 
@@ -84,7 +84,7 @@ def judge(target: str, output: str) -> list[str]:
     >>> judge("tests/t.py", "FAILED tests/t.py::test_a - AssertionError")
     ['tests/t.py::test_a']
     """
-    text = _ANSI.sub("", output)
+    text = ANSI.sub("", output)
     claims = _FAILED_CLAIM.findall(text)
     if target.endswith(".md"):
         if claims:

@@ -201,7 +201,7 @@ def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
         if verdict.reason is None:
             _keep_use(app, root, cache_dir, verdict.page)
     if stale and not (app.parallel > 1 and app.is_parallel_allowed("read")):
-        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute._load_times(root / execute.TIMES)).start()
+        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute.load_times(root / execute.TIMES)).start()
         return [name for name in stale if name in env.found_docs]
     failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ",
                                    verdicts=verdicts)
@@ -224,7 +224,7 @@ def _keep_use(app, root, cache_dir, page, *, ran: bool = False) -> None:
 
     cache = get_cache(str(cache_dir))
     try:
-        record = cache.match_cache_notebook(execute._read(page, root))
+        record = cache.match_cache_notebook(execute.read_page(page, root))
     except KeyError:
         return
     use = (record.data or {}).get(DATA_KEY)

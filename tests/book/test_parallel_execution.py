@@ -358,3 +358,29 @@ def test_two_shards_in_two_processes_merge_into_a_cache_the_build_reads_without_
     assert "WARNING:" not in built
     assert built.count("Using cached notebook") == 2
     assert len(json.loads((folder / "_build" / "html" / "claims.json").read_text())["claims"]) == 2
+
+
+@pytest.mark.slow
+def test_the_build_alone_runs_a_stale_page_beside_reading_the_others_and_reads_it_last(book, tmp_path):
+    folder = tmp_path / "alone"
+    shutil.copytree(book[0], folder)
+    (folder / "src" / "tiny" / "second.py").write_text("MARK = 'second-mark-3'\n")
+    code, built = _build(folder)
+    assert code == 0, built[-3000:]
+    assert _reasons(built) == {"first.md": "cached", "second.md": "re-ran (src/tiny/second.py changed)"}
+    assert built.count("Executing notebook") == 0  # specbook ran it; myst-nb found it in the cache
+    read = re.findall(r"reading sources\.\.\. \[\s*\d+%\] (\S+)", built)
+    assert read[-1] == "second", read  # the others were read while it ran
+    assert "second-mark-3" in (folder / "_build" / "html" / "second.html").read_text()
+    assert "WARNING:" not in built
+
+
+@pytest.mark.slow
+def test_the_build_alone_fails_on_a_false_claim_and_never_shows_the_old_outputs(book, tmp_path):
+    folder = tmp_path / "alone-broken"
+    shutil.copytree(book[0], folder)
+    (folder / "src" / "tiny" / "shared.py").write_text("ONE = 2.0\n")
+    code, built = _build(folder)
+    assert code != 0
+    assert _reasons(built)["first.md"] == "FAILED CLAIM 'first_one'"
+    assert "first_one" in built and "ClaimError" in built

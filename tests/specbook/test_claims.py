@@ -19,7 +19,7 @@ def fresh_claims():
 def glued(monkeypatch):
     """Capture what a claim glues, as a kernel would receive it."""
     seen = {}
-    monkeypatch.setattr(_claims, "_glue_raw", lambda key, value: seen.__setitem__(key, value))
+    monkeypatch.setattr(_claims, "glue_raw", lambda key, value: seen.__setitem__(key, value))
     return seen
 
 

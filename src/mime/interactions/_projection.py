@@ -201,7 +201,7 @@ class Confinement:
 
     @property
     def margin(self) -> float:
-        """How far each hull point is held from the surface, m (read from :attr:`arrays`, where it is kept)."""
+        """How far each hull point is held from the surface, m (read from ``arrays``, where it is kept)."""
         return float(self.arrays.margin)
 
     @property

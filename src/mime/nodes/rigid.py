@@ -238,7 +238,7 @@ class StepInputs(NamedTuple):
     ``static`` (hashable: each load's class, then the wrench sources) and ``spec``
     (the confinement's static part, ``None`` for a free body) key the compilation;
     ``params`` (the node's parameters and its loads' numbers) and ``arrays`` (the
-    confinement's :class:`~mime.interactions.ConfinementArrays`, ``None`` for a free
+    confinement's :class:`~mime.interactions._projection.ConfinementArrays`, ``None`` for a free
     body) are traced.
     """
 

@@ -18,6 +18,9 @@ is printed in seconds, against its target, with the machine's load average when 
 - **clean build**: ``make book`` in the fresh clone. Baseline: the strict build of a one-page
   book whose single cell is ``1 + 1`` (the stack's fixed cost: Sphinx, myst-nb, one kernel).
   Target: 60 s.
+- **clean, warm JAX**: ``make book`` again after deleting everything the build made except JAX's
+  persistent compilation cache: a clean build whose kernels compile nothing new (as in ``make
+  test``, where pytest has filled that cache). Target: 60 s, the clean build's.
 - **no change**: ``make book`` again, nothing edited: every page must be ``cached``. Target: 15 s.
 - **one module**: a comment appended to ``src/skcomplex/engine/events.py``, which only the
   reflection page imports, then ``make book``: only that page may re-run. Target: 30 s.
@@ -269,6 +272,14 @@ def main(argv: list[str] | None = None) -> int:
                      + ("" if clean["code"] == 0 else " (BUILD FAILED)")))
         for page, seconds in sorted(clean["ran"].items(), key=lambda kv: -kv[1]):
             print(f"  executed {page:45s} {seconds:6.2f} s  [{clean['split'].get(page, '')}]")
+
+        for folder in ("html", "jupyter_execute", ".doctrees", ".jupyter_cache"):  # all but the JAX cache
+            shutil.rmtree(copy / "_build" / folder, ignore_errors=True)
+        warm = make_book(copy, stamp)
+        rows.append(("clean, warm JAX", warm["seconds"], GOALS["clean build"], base_seconds, warm["load"],
+                     "make book again after deleting the build and its notebook cache but not JAX's compilation "
+                     "cache (as in make test, where pytest fills it first); " + _where(warm)
+                     + ("" if warm["code"] == 0 else " (BUILD FAILED)")))
 
         same = make_book(copy, stamp)
         reran = sorted(p for p, v in same["verdicts"].items() if v != "cached")

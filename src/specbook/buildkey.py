@@ -7,7 +7,8 @@ succeeded, that build's site is the answer, and Sphinx need not run again::
     python -m specbook.buildkey check    # exit 0: the site in _build/html is current
     python -m specbook.buildkey write    # after a strict build succeeded
 
-The build key covers every file under ``book/`` and ``src/`` (pages, and the code the API
+The build key covers every file under ``book/``, ``src/`` and ``_static/`` (pages, the
+stylesheet and script every page loads, and the code the API
 pages document), the book's configuration (``_config.yml``, ``_toc.yml``, the
 bibliography, ``pyproject.toml``), every page's execution key in the notebook cache
 (so a data file a page reads counts too), the environment record and the versions of the
@@ -37,7 +38,7 @@ _SKIPPED = {"__pycache__", ".ipynb_checkpoints", ".pytest_cache", ".hypothesis"}
 
 
 def _files(root: Path):
-    for folder in ("book", "src"):
+    for folder in ("book", "src", "_static"):
         for path in sorted((root / folder).rglob("*")):
             parts = path.relative_to(root).parts
             if path.is_file() and not _SKIPPED.intersection(parts) and not any(

@@ -201,7 +201,12 @@ def test_the_build_key_changes_with_any_source_and_only_then(tmp_path):
     (book / "src" / "tiny" / "__pycache__").mkdir()
     (book / "src" / "tiny" / "__pycache__" / "shared.cpython-311.pyc").write_bytes(b"\0")
     assert buildkey.build_key(book) == key  # bytecode is no source
-    for edit in (book / "book" / "page.md", book / "src" / "tiny" / "unused.py", book / "_config.yml"):
+    (book / "_static").mkdir()
+    (book / "_static" / "style.css").write_text("p {}\n")
+    assert buildkey.build_key(book) != key  # the stylesheet every page loads
+    key = buildkey.build_key(book)
+    for edit in (book / "book" / "page.md", book / "src" / "tiny" / "unused.py", book / "_config.yml",
+                 book / "_static" / "style.css"):
         edit.write_text(edit.read_text() + "\n# an edit\n")
         assert buildkey.build_key(book) != key, edit
         key = buildkey.build_key(book)

@@ -18,25 +18,7 @@ import threading
 from pathlib import Path
 from typing import Any, Callable
 
-__all__ = ["PageRuns", "finish_order"]
-
-
-def finish_order(seconds: dict[str, float], workers: int) -> list[str]:
-    """The pages in the order their runs should end: slowest first onto the least busy worker.
-
-    ``seconds`` holds each page's expected run time (the last run's); ``execute_pages`` starts
-    the slowest pages first, so this replays that schedule and sorts by each page's end.
-
-    >>> finish_order({"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 2)
-    ['b', 'a', 'c', 'd']
-    """
-    free = [0.0] * max(1, workers)
-    ends = {}
-    for name in sorted(seconds, key=lambda n: -seconds[n]):
-        i = min(range(len(free)), key=lambda k: (free[k], k))
-        free[i] += seconds[name]
-        ends[name] = free[i]
-    return sorted(ends, key=lambda n: (ends[n], list(seconds).index(n)))
+__all__ = ["PageRuns"]
 
 
 class PageRuns:
@@ -58,11 +40,12 @@ class PageRuns:
         self._lines: list[str] = []
         self._partial = ""
         self._lock = threading.Lock()
-        known = [times[r] for r in self.docnames if r in times]
-        default = sum(known) / len(known) if known else 1.0
-        expected = {rel: times.get(rel, default) for rel in self.docnames}
-        workers = min(os.cpu_count() or 1, len(expected)) or 1
-        self.order = [self.docnames[rel] for rel in finish_order(expected, workers)]
+        from specbook.execute import schedule
+
+        names = list(self.docnames)
+        workers = min(os.cpu_count() or 1, len(names)) or 1
+        _, ends = schedule(names, times, workers)  # the order execute_pages runs them in
+        self.order = [self.docnames[rel] for rel in sorted(names, key=lambda r: (ends[r], names.index(r)))]
         self._thread = threading.Thread(target=self._run, name="specbook-execute", daemon=True)
 
     @property

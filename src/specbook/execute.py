@@ -51,7 +51,7 @@ from specbook._claims import ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
 __all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "load_times", "main", "merge_caches", "plan",
-           "read_page", "shard", "toc_pages",
+           "read_page", "schedule", "shard", "toc_pages",
            "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
@@ -277,15 +277,31 @@ def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str
     """
     if not (isinstance(n, int) and isinstance(k, int) and n >= 1 and 1 <= k <= n):
         raise ValueError(f"shard {k}/{n} is not allowed; expected K/N with 1 <= K <= N")
+    owner, _ = schedule(names, times, n)
+    return [p for p in names if owner[p] == k - 1]
+
+
+def schedule(names: list[str], times: dict[str, float], n: int) -> tuple[dict[str, int], dict[str, float]]:
+    """Longest first, each page to the least busy of ``n`` workers: each page's worker and end time.
+
+    A page never timed counts as the mean of those that were (or 1 s); ties go to the
+    lower worker. :func:`shard` keeps a worker's pages; ``execute_pages`` runs the pages in
+    this order, so the end times say when each page's run should finish.
+
+    >>> schedule(["a", "b", "c", "d"], {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 2)
+    ({'a': 0, 'b': 1, 'c': 1, 'd': 0}, {'a': 9.0, 'b': 5.0, 'c': 9.0, 'd': 10.0})
+    """
     known = [times[p] for p in names if p in times]
     default = sum(known) / len(known) if known else 1.0
-    loads = [0.0] * n
+    loads = [0.0] * max(1, n)
     owner: dict[str, int] = {}
+    ends: dict[str, float] = {}
     for name in sorted(names, key=lambda p: (-times.get(p, default), names.index(p))):
-        target = min(range(n), key=lambda i: (loads[i], i))
+        target = min(range(len(loads)), key=lambda i: (loads[i], i))
         owner[name] = target
         loads[target] += times.get(name, default)
-    return [p for p in names if owner[p] == k - 1]
+        ends[name] = loads[target]
+    return owner, ends
 
 
 def load_times(path: Path) -> dict[str, float]:

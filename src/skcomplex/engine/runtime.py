@@ -27,6 +27,7 @@ from jax import lax
 from skcomplex.core.interactions import CrossingInteraction
 from skcomplex.core.system import System
 from skcomplex._constraints import Boolean, InstanceOf, Interval, IsNone, Satisfies, validate_params
+from skcomplex.engine._programs import program_key, shared_loop
 from skcomplex.engine._sharding import MESH_TEXT, is_mesh, sharded_batched_step
 from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
@@ -53,6 +54,13 @@ class Simulation:
     applied at its end; the next step starts on the wall, and a point on a wall
     is never reflected again at the instant it starts there. The initial state
     at ``t = 0`` is treated as such a start.
+
+    Compilation: ``run()`` shares its compiled loop with every simulation whose step
+    traces alike: the same options, element labels, state names and shapes, and
+    interactions built with the same arguments apart from their traced parameters,
+    the same guard function included (by identity). A ladder of ``dt`` or of
+    restitutions over one guard compiles once. As under ``jax.jit``, a guard is
+    traced once, so it must be a pure function of the states it is given.
 
     Args:
         system: The system to simulate.
@@ -147,8 +155,10 @@ class Simulation:
             }
         self.crossing_labels_ = tuple(i.label for i in crossings)
         self.step_ = jax.jit(self.step_function(differentiable=True))
-        self._run_step = self.step_function(differentiable=False, record=True)
-        self._chunk = jax.jit(self._make_chunk(self._run_step))
+        # the run loop is shared with every simulation whose step traces alike (engine._programs)
+        options = StepOptions(self.max_events, self.subdivisions, self.iterations, False, True)
+        self._chunk = shared_loop(program_key(self.system, options),
+                                  lambda: jax.jit(self._make_chunk(build_step(self.system, options))))
         return self
 
     @validate_params({"until": [Interval(float, 0, None, closed="left")]})

@@ -527,6 +527,9 @@ def _write_cached_outputs(app, doctree) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    from specbook._collector import relax_during_build
+
+    relax_during_build(app)
     app.connect("doctree-read", _write_cached_outputs)
     app.connect("env-get-outdated", _bring_cache_up_to_date, priority=100)
     app.connect("env-before-read-docs", _read_stale_pages_last)

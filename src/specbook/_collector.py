@@ -4,9 +4,10 @@ A build holds every page's doctree (nodes point at their parents, so every tree 
 cycle) and, once the API pages are read, the modules autodoc imported, JAX's among
 them. With Python's default thresholds (700, 10, 10) the collector walks that growing
 heap every few thousand allocations and most of its work finds nothing to free. On
-this book that was about a fifth of a build in which every page is cached: 19.7 s
-against 15.9 s with :data:`THRESHOLDS`, for 54 MB more at the peak (386 MB against
-440 MB). The thresholds in force before are put back when the build finishes.
+this book, a strict build in which every page is cached took 21.2 and 22.2 s with the
+defaults against 17.1 and 19.5 s with :data:`THRESHOLDS` (runs alternated on one
+machine), for 35 MB more at the peak (386 MB against 421 MB). The thresholds in force
+before are put back when the build finishes.
 """
 
 from __future__ import annotations

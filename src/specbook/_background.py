@@ -40,11 +40,11 @@ class PageRuns:
         self._lines: list[str] = []
         self._partial = ""
         self._lock = threading.Lock()
-        from specbook.execute import schedule
+        from specbook.execute import run_order, schedule
 
         names = list(self.docnames)
         workers = min(os.cpu_count() or 1, len(names)) or 1
-        _, ends = schedule(names, times, workers)  # the order execute_pages runs them in
+        _, ends = schedule(names, times, workers, run_order(root, names, times))  # as execute_pages runs them
         self.order = [self.docnames[rel] for rel in sorted(names, key=lambda r: (ends[r], names.index(r)))]
         self._thread = threading.Thread(target=self._run, name="specbook-execute", daemon=True)
 

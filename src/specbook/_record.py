@@ -11,6 +11,9 @@ before the first cell, and asks for :func:`report` after the last. Between the t
 - once JAX is imported, a :mod:`jax.monitoring` listener sums the seconds JAX spends
   tracing, lowering and compiling (and reading compiled programs from its persistent
   cache), so the build can say where a page's time went;
+- the same audit hook notes every file of JAX's persistent compilation cache
+  (``JAX_COMPILATION_CACHE_DIR``) the page reads or writes: the compiled programs it
+  used, by name, so the build can run pages that share programs one after the other;
 - :func:`report` adds every module file under ``src/`` in ``sys.modules``.
 """
 
@@ -22,7 +25,9 @@ import sys
 
 _IGNORED_PARTS = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".hypothesis",
                   ".ipynb_checkpoints", ".jupyter_cache"}
-_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}, "jax": None}
+_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}, "jax": None, "jax_cache": None,
+                "programs": set()}
+_PROGRAM_SUFFIX = "-cache"  # JAX's persistent cache keeps each program as <module>-<key>-cache
 _JAX_EVENTS = {  # jax.monitoring duration events, summed under these names (seconds)
     "/jax/core/compile/jaxpr_trace_duration": "tracing",
     "/jax/core/compile/jaxpr_to_mlir_module_duration": "lowering",
@@ -87,6 +92,12 @@ def _hook(event: str, args: tuple) -> None:
     path = args[0]
     if isinstance(path, int):  # os.fdopen / an already-open descriptor
         return
+    cache = _STATE["jax_cache"]
+    if cache is not None and isinstance(path, (str, bytes, os.PathLike)):
+        name = os.fsdecode(path)
+        if name.startswith(cache) and name.endswith(_PROGRAM_SUFFIX):
+            _STATE["programs"].add(os.path.basename(name)[:-len(_PROGRAM_SUFFIX)])
+            return
     mode = args[1] if len(args) > 1 else None
     flags = args[2] if len(args) > 2 else None
     if not _reads(mode, flags):
@@ -111,6 +122,8 @@ def _after_cell(result) -> None:
 def start(root: str) -> None:
     """Begin recording for the project at ``root`` (called once, before the page's first cell)."""
     _STATE["root"] = os.path.abspath(root)
+    cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    _STATE["jax_cache"] = os.path.join(os.path.abspath(cache), "") if cache else None
     sys.addaudithook(_hook)  # audit hooks cannot be removed; the kernel ends with the page
     try:
         from IPython import get_ipython
@@ -153,12 +166,13 @@ def _claims() -> list[dict]:
 
 
 def report() -> str:
-    """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative), ``claims``
-    and ``jax_seconds`` (JAX's tracing, lowering, compiling and cache reads, seconds)."""
+    """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative), ``claims``,
+    ``jax_seconds`` (JAX's tracing, lowering, compiling and cache reads, seconds) and ``programs``
+    (the names of the compiled programs it read from or wrote to JAX's persistent cache)."""
     modules = _module_files()
     reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
     missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}
     spent = _STATE["jax"] or {}
     jax_seconds = {name: round(spent[name], 3) for name in _JAX_EVENTS.values() if name in spent}
     return json.dumps({"modules": sorted(modules), "reads": sorted(reads), "missing": sorted(missing),
-                       "claims": _claims(), "jax_seconds": jax_seconds})
+                       "claims": _claims(), "jax_seconds": jax_seconds, "programs": sorted(_STATE["programs"])})

@@ -27,7 +27,12 @@ Across machines (a CI matrix)::
     python -m specbook.execute --shard 2/2 --cache shard-2     # on another
     python -m specbook.execute --merge shard-1 shard-2         # then, on one: merge and build
 
-The shards are balanced by the pages' recorded times (``_build/page-seconds.json``).
+The shards are balanced by the pages' recorded times (``_build/page-seconds.json``, else the
+times kept in ``page-schedule.json``). On one machine, pages that compile the same JAX programs
+run one after the other (:mod:`specbook._sharing`), so the second reads the first one's
+programs from JAX's persistent cache instead of compiling them again::
+
+    python -m specbook.execute --store-schedule    # keep the last runs' times and followers
 
 A page that fails is reported with the claim that broke (``FAILED CLAIM 'name'``), after
 every page has run, and the command exits with status 1.
@@ -47,11 +52,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from specbook import _sharing
 from specbook._claims import ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
-__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "load_times", "main", "merge_caches", "plan",
-           "read_page", "schedule", "shard", "toc_pages",
+__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
+           "merge_caches", "plan", "read_page", "run_order", "schedule", "shard", "store_schedule", "toc_pages",
            "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
@@ -259,11 +265,6 @@ def where_time_went(seconds: float, kernel: float, jax_seconds: dict[str, float]
     return f"kernel {kernel:.1f} s, {jax_text}, the page {rest:.1f} s"
 
 
-def _order(pages: list[Path], times: dict[str, float]) -> list[Path]:
-    """The slowest pages of the last run first (so the last page to finish is a short one), else reading order."""
-    return sorted(pages, key=lambda p: -times.get(p.as_posix(), 0.0))
-
-
 def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str]:
     """The ``k``-th of ``n`` shards (1-based) of the pages ``names``, balanced by their recorded times.
 
@@ -281,12 +282,14 @@ def shard(names: list[str], times: dict[str, float], k: int, n: int) -> list[str
     return [p for p in names if owner[p] == k - 1]
 
 
-def schedule(names: list[str], times: dict[str, float], n: int) -> tuple[dict[str, int], dict[str, float]]:
-    """Longest first, each page to the least busy of ``n`` workers: each page's worker and end time.
+def schedule(names: list[str], times: dict[str, float], n: int,
+             order: list[str] | None = None) -> tuple[dict[str, int], dict[str, float]]:
+    """Each page in turn to the least busy of ``n`` workers: each page's worker and end time.
 
-    A page never timed counts as the mean of those that were (or 1 s); ties go to the
-    lower worker. :func:`shard` keeps a worker's pages; ``execute_pages`` runs the pages in
-    this order, so the end times say when each page's run should finish.
+    The turn is ``order`` (``execute_pages`` starts its pages in :func:`run_order`), else
+    longest first. A page never timed counts as the mean of those that were (or 1 s); ties
+    go to the lower worker. :func:`shard` keeps a worker's pages, and the end times say when
+    each page's run should finish.
 
     >>> schedule(["a", "b", "c", "d"], {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 2)
     ({'a': 0, 'b': 1, 'c': 1, 'd': 0}, {'a': 9.0, 'b': 5.0, 'c': 9.0, 'd': 10.0})
@@ -296,12 +299,49 @@ def schedule(names: list[str], times: dict[str, float], n: int) -> tuple[dict[st
     loads = [0.0] * max(1, n)
     owner: dict[str, int] = {}
     ends: dict[str, float] = {}
-    for name in sorted(names, key=lambda p: (-times.get(p, default), names.index(p))):
+    turn = order if order is not None else sorted(names, key=lambda p: (-times.get(p, default), names.index(p)))
+    for name in turn:
         target = min(range(len(loads)), key=lambda i: (loads[i], i))
         owner[name] = target
         loads[target] += times.get(name, default)
         ends[name] = loads[target]
     return owner, ends
+
+
+def known_times(root: Path) -> dict[str, float]:
+    """Each page's last execution time here (``TIMES``), else the one kept in ``page-schedule.json``."""
+    kept, _ = _sharing.load(root)
+    return {**kept, **load_times(root / TIMES)}
+
+
+def run_order(root: Path, names: list[str], times: dict[str, float]) -> list[str]:
+    """The order ``execute_pages`` starts ``names`` in (:func:`specbook._sharing.run_order`).
+
+    Pages that follow no other of ``names`` first, longest first, then the pages that compile
+    mostly the programs of a longer one of them (``page-schedule.json``'s followers).
+    """
+    _, follows = _sharing.load(root)
+    return _sharing.run_order(names, times, follows)
+
+
+def store_schedule(root: str | os.PathLike[str], *, cache_dir=None, out=sys.stdout) -> int:
+    """Rewrite ``page-schedule.json`` from every page's cached record; returns the pages kept."""
+    root = Path(root).resolve()
+    cache = _cache(root, cache_dir)
+    records = {}
+    for page in toc_pages(root):
+        try:
+            use = (cache.match_cache_notebook(read_page(page, root)).data or {}).get(DATA_KEY) or {}
+        except KeyError:
+            continue
+        records[page.relative_to(root).as_posix()] = use
+    folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
+    jax_cache = Path(folder) if folder else root / "_build" / "jax_cache"
+    data = _sharing.store(root, records, jax_cache if jax_cache.is_dir() else None)
+    for rel, leaders in data["follows"].items():
+        print(f"{rel}: runs after {', '.join(leaders)} (most of its compiled programs are theirs)", file=out)
+    print(f"specbook.execute: kept the times of {len(data['seconds'])} pages in {_sharing.SCHEDULE}", file=out)
+    return len(data["seconds"])
 
 
 def load_times(path: Path) -> dict[str, float]:
@@ -333,6 +373,7 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
         "page": rel, "files": files, "environment": environment, "seconds": result["seconds"],
         "key": page_key(hashkey, files, environment), "claims": used.get("claims", []),
         "kernel_seconds": result.get("kernel"), "jax_seconds": used.get("jax_seconds") or {},
+        "programs": used.get("programs") or [],
     }}
     record = cache.cache_notebook_bundle(CacheBundleIn(nb, rel, data=data), check_validity=False, overwrite=True)
     for other in cache.list_cache_records():
@@ -371,7 +412,7 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
     """
     root = Path(root).resolve()
     times_path = root / TIMES
-    times = load_times(times_path)
+    times = known_times(root)
     pages = toc_pages(root) if pages is None else [Path(p).resolve() for p in pages]
     if shard_of is not None:
         keep = set(shard([p.relative_to(root).as_posix() for p in pages], times, *shard_of))
@@ -384,7 +425,8 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
         if v.reason is None:
             print(f"{prefix}{v.rel}: cached{_cached_claims(cache, v.page, root)}", file=out, flush=True)
     stale = {v.page: v for v in verdicts if v.reason is not None}
-    todo = sorted(stale, key=lambda p: -times.get(stale[p].rel, 0.0))
+    starts = run_order(root, [stale[p].rel for p in stale], times)
+    todo = sorted(stale, key=lambda p: starts.index(stale[p].rel))
     label = f" (shard {shard_of[0]}/{shard_of[1]})" if shard_of else ""
     if report_only:
         for page in todo:
@@ -494,12 +536,18 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--cache", default=None, help=f"the notebook cache folder (default: ROOT/{CACHE.as_posix()})")
     parser.add_argument("--merge", nargs="+", default=None, metavar="CACHE",
                         help="merge these shards' cache folders into the cache instead of executing")
+    parser.add_argument("--store-schedule", action="store_true",
+                        help="keep the cached pages' times and which pages share compiled programs in "
+                             "page-schedule.json (it orders the runs on a fresh clone)")
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers = {args.workers} is not allowed; expected a whole number of at least 1")
     root = Path(args.root).resolve()
     if args.merge:
         merge_caches(root, args.merge, cache_dir=args.cache)
+        return 0
+    if args.store_schedule:
+        store_schedule(root, cache_dir=args.cache)
         return 0
     pages = [Path(p) for p in args.pages] or None
     if pages:

@@ -201,7 +201,7 @@ def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
         if verdict.reason is None:
             _keep_use(app, root, cache_dir, verdict.page)
     if stale and not (app.parallel > 1 and app.is_parallel_allowed("read")):
-        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute.load_times(root / execute.TIMES)).start()
+        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute.known_times(root)).start()
         return [name for name in stale if name in env.found_docs]
     failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ",
                                    verdicts=verdicts)

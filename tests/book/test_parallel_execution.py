@@ -116,10 +116,26 @@ def test_the_books_own_pages_with_code_are_all_found():
     assert {"book/maddening/ball.md", "book/mime/contact.md", "book/notes/contact-mode-stability.md"} <= pages
 
 
-def test_slowest_pages_of_the_last_run_go_first():
-    pages = [Path("a.md"), Path("b.md"), Path("c.md")]
-    assert execute._order(pages, {"b.md": 9.0, "c.md": 1.0}) == [Path("b.md"), Path("c.md"), Path("a.md")]
-    assert execute._order(pages, {}) == pages
+def test_slowest_pages_go_first_and_pages_sharing_programs_after_their_leader(tmp_path):
+    assert execute.run_order(tmp_path, ["a.md", "b.md", "c.md"], {"b.md": 9.0, "c.md": 1.0}) == ["b.md", "a.md", "c.md"]
+    assert execute.run_order(tmp_path, ["a.md", "b.md", "c.md"], {}) == ["a.md", "b.md", "c.md"]
+    (tmp_path / "page-schedule.json").write_text(json.dumps({"seconds": {"a.md": 50.0, "b.md": 9.0, "c.md": 1.0},
+                                                            "follows": {"b.md": ["a.md"]}}))
+    assert execute.known_times(tmp_path) == {"a.md": 50.0, "b.md": 9.0, "c.md": 1.0}
+    assert execute.run_order(tmp_path, ["a.md", "b.md", "c.md"], execute.known_times(tmp_path)) == ["a.md", "c.md", "b.md"]
+    # a follower whose leader is not running this time is ranked as any other page
+    assert execute.run_order(tmp_path, ["b.md", "c.md"], execute.known_times(tmp_path)) == ["b.md", "c.md"]
+    # the times measured here win over the kept ones
+    (tmp_path / "_build").mkdir()
+    (tmp_path / "_build" / "page-seconds.json").write_text(json.dumps({"c.md": 70.0}))
+    assert execute.known_times(tmp_path)["c.md"] == 70.0
+
+
+def test_the_schedule_simulates_the_pools_order():
+    times = {"a": 80.0, "b": 50.0, "c": 30.0, "d": 5.0}
+    owner, ends = execute.schedule(list(times), times, 2, order=["a", "c", "d", "b"])
+    assert owner == {"a": 0, "c": 1, "d": 1, "b": 1} and ends["b"] == 85.0
+    assert execute.schedule(list(times), times, 2)[1]["b"] == 50.0  # longest first without an order
 
 
 def test_shards_cover_every_page_once_and_balance_the_recorded_times():

@@ -29,7 +29,7 @@ Across machines (a CI matrix)::
 
 The shards are balanced by the pages' recorded times (``_build/page-seconds.json``, else the
 times kept in ``page-schedule.json``). On one machine, pages that compile the same JAX programs
-run one after the other (:mod:`specbook._sharing`), so the second reads the first one's
+run one after the other (``specbook._sharing``), so the second reads the first one's
 programs from JAX's persistent cache instead of compiling them again::
 
     python -m specbook.execute --store-schedule    # keep the last runs' times and followers
@@ -315,7 +315,7 @@ def known_times(root: Path) -> dict[str, float]:
 
 
 def run_order(root: Path, names: list[str], times: dict[str, float]) -> list[str]:
-    """The order ``execute_pages`` starts ``names`` in (:func:`specbook._sharing.run_order`).
+    """The order ``execute_pages`` starts ``names`` in (``specbook._sharing.run_order``).
 
     Pages that follow no other of ``names`` first, longest first, then the pages that compile
     mostly the programs of a longer one of them (``page-schedule.json``'s followers).

@@ -58,6 +58,16 @@ def followers(pages: Mapping[str, tuple[float, list[str]]], size: Callable[[str]
     return out
 
 
+def typical_time(names: list[str], times: Mapping[str, float]) -> float:
+    """The time a page never timed counts as: the mean of ``names``' known times, else 1 s.
+
+    >>> typical_time(["a", "b", "c"], {"a": 4.0, "b": 2.0}), typical_time(["a"], {})
+    (3.0, 1.0)
+    """
+    known = [times[n] for n in names if n in times]
+    return sum(known) / len(known) if known else 1.0
+
+
 def run_order(names: list[str], times: Mapping[str, float], follows: Mapping[str, list[str]]) -> list[str]:
     """The order to start ``names`` in: pages following none of ``names`` first, then their followers.
 
@@ -67,8 +77,7 @@ def run_order(names: list[str], times: Mapping[str, float], follows: Mapping[str
     >>> run_order(["a", "b", "c", "d"], {"a": 80, "b": 50, "c": 30, "d": 5}, {"b": ["a"]})
     ['a', 'c', 'd', 'b']
     """
-    known = [times[n] for n in names if n in times]
-    default = sum(known) / len(known) if known else 1.0
+    default = typical_time(names, times)
     present = set(names)
     rank: dict[str, int] = {}
 

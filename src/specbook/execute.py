@@ -294,8 +294,7 @@ def schedule(names: list[str], times: dict[str, float], n: int,
     >>> schedule(["a", "b", "c", "d"], {"a": 9.0, "b": 5.0, "c": 4.0, "d": 1.0}, 2)
     ({'a': 0, 'b': 1, 'c': 1, 'd': 0}, {'a': 9.0, 'b': 5.0, 'c': 9.0, 'd': 10.0})
     """
-    known = [times[p] for p in names if p in times]
-    default = sum(known) / len(known) if known else 1.0
+    default = _sharing.typical_time(names, times)
     loads = [0.0] * max(1, n)
     owner: dict[str, int] = {}
     ends: dict[str, float] = {}
@@ -330,11 +329,9 @@ def store_schedule(root: str | os.PathLike[str], *, cache_dir=None, out=sys.stdo
     cache = _cache(root, cache_dir)
     records = {}
     for page in toc_pages(root):
-        try:
-            use = (cache.match_cache_notebook(read_page(page, root)).data or {}).get(DATA_KEY) or {}
-        except KeyError:
-            continue
-        records[page.relative_to(root).as_posix()] = use
+        use = _use_record(cache, page, root)
+        if use is not None:
+            records[page.relative_to(root).as_posix()] = use
     folder = os.environ.get("JAX_COMPILATION_CACHE_DIR")
     jax_cache = Path(folder) if folder else root / "_build" / "jax_cache"
     data = _sharing.store(root, records, jax_cache if jax_cache.is_dir() else None)
@@ -389,10 +386,17 @@ def _claims_text(claims: list[dict[str, Any]]) -> str:
     return f"{held} of {len(claims)} {noun} hold"
 
 
-def _cached_claims(cache, page: Path, root: Path) -> str:
+def _use_record(cache, page: Path, root: Path) -> dict[str, Any] | None:
+    """The use record stored with the page's cached notebook (``{}`` if it has none), or None if none is cached."""
     try:
-        use = (cache.match_cache_notebook(read_page(page, root)).data or {}).get(DATA_KEY) or {}
-    except KeyError:  # pragma: no cover - a cached page has a record
+        return (cache.match_cache_notebook(read_page(page, root)).data or {}).get(DATA_KEY) or {}
+    except KeyError:
+        return None
+
+
+def _cached_claims(cache, page: Path, root: Path) -> str:
+    use = _use_record(cache, page, root)
+    if use is None:  # pragma: no cover - a cached page has a record
         return ""
     return f" ({_claims_text(use.get('claims', []))})"
 

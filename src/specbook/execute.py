@@ -201,7 +201,12 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
                   if c.cell_type == "code" and c.source.strip()]
     last = executable[-1] if executable else None
     used: dict[str, Any] = {}
-    client = NotebookClient(nb, timeout=timeout, allow_errors=False, record_timing=False, resources={"metadata": {"path": str(path.parent)}})
+    # The recorder's report is read after the last cell and JAX writes its persistent cache as it
+    # compiles, so nothing is lost by ending the kernel at once; nbclient's "graceful" shutdown
+    # waits about a second for a kernel that has nothing left to do.
+    client = NotebookClient(nb, timeout=timeout, allow_errors=False, record_timing=False,
+                            shutdown_kernel="immediate",
+                            resources={"metadata": {"path": str(path.parent)}})
 
     async def ask(code: str, expression: str | None = None) -> Any:
         msg_id = client.kc.execute(code, silent=True, store_history=False,

@@ -23,6 +23,7 @@ def thresholds():
     gc.set_threshold(700, 10, 10)
     yield
     gc.set_threshold(*before)
+    gc.unfreeze()
 
 
 @pytest.mark.parametrize("exception", [None, RuntimeError("a failed build")])
@@ -33,6 +34,16 @@ def test_thresholds_hold_during_the_build_and_are_restored_after(thresholds, exc
     assert _collector.THRESHOLDS[0] > 700  # less eager than Python's default
     app.handlers["build-finished"](app, exception)
     assert gc.get_threshold() == (700, 10, 10)
+
+
+def test_the_heap_is_frozen_when_the_build_finishes(thresholds):
+    """The process's last collection then skips the build's objects (``gc.freeze``)."""
+    gc.unfreeze()
+    app = App()
+    _collector.relax_during_build(app)
+    assert gc.get_freeze_count() == 0
+    app.handlers["build-finished"](app, None)
+    assert gc.get_freeze_count() > 0
 
 
 def test_the_extension_relaxes_the_collector_when_sphinx_loads_it(thresholds):

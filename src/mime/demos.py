@@ -56,6 +56,8 @@ __all__ = [
 
 MARGIN = 1e-4
 """The seed's margin, ``mm(0.1)``, in metres."""
+TINY_MARGIN = mm(0.001)
+"""A margin so small that the spacing rule would sample finer than its floor (the spacing-rules scenario), as written."""
 DT = 1e-3
 """The step of every scenario, s."""
 STEPS = 300
@@ -535,7 +537,7 @@ def spacing_rules() -> dict[str, Any]:
     out["default_expected"] = max(MARGIN, Contact.SPACING_FLOOR * body.size)
     tiny = make_body(LONG_CAPSULE, mass=1e-6)
     e = Experiment()
-    e.attach(Contact.Projection(margin=mm(0.001)), body=tiny, surface=NARROW_TUBE.inner_surface)
+    e.attach(Contact.Projection(margin=TINY_MARGIN), body=tiny, surface=NARROW_TUBE.inner_surface)
     e.build("exploratory")
     out["tiny_margin_spacing"] = tiny.confinement.spacing
     out["floor_spacing"] = Contact.SPACING_FLOOR * tiny.size

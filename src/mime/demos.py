@@ -428,10 +428,14 @@ def two_walls(steps: int = STEPS) -> dict[str, Any]:
 # ---------------------------------------------------------------------------------------
 # 5. a hull-less body
 # ---------------------------------------------------------------------------------------
+HULLLESS_EXTENT = 4e-4
+"""The extent of the body with no hull in :func:`hullless_body`, and the radius of the ball beside it, m."""
+
+
 def hullless_body(steps: int = STEPS) -> dict[str, Any]:
-    """A body with no hull (extent 0.4 mm) and a ball of that radius, both dropped on the floor."""
+    """A body with no hull (extent :data:`HULLLESS_EXTENT`) and a ball of that radius, both dropped on the floor."""
     runs = {}
-    for name, h in (("no hull", Hull(extent=4e-4)), ("sphere", Hull([Sphere(4e-4)]))):
+    for name, h in (("no hull", Hull(extent=HULLLESS_EXTENT)), ("sphere", Hull([Sphere(HULLLESS_EXTENT)]))):
         body = make_body(h, mass=1e-6, name=name.replace(" ", "_"), position=(0.0, 0.0, 8e-4),
                          velocity=(2e-3, 0.0, -5e-3), angular_velocity=(0.0, 7.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-5)))
         attach(body, FLOOR.surface)
@@ -439,7 +443,7 @@ def hullless_body(steps: int = STEPS) -> dict[str, Any]:
         runs[name] = (s, r)
     s0 = runs["no hull"][0]
     s1 = runs["sphere"][0]
-    height_gap = s0["position"][:, 2] - 4e-4 - MARGIN
+    height_gap = s0["position"][:, 2] - HULLLESS_EXTENT - MARGIN
     return {
         "min_gap": float(height_gap.min()),
         "difference": float(max(np.max(np.abs(s0[k] - s1[k])) for k in ("position", "velocity"))),

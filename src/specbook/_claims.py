@@ -146,14 +146,15 @@ def reset_claims() -> None:
 
 
 def forget(key: str) -> None:
-    """Drop one recorded claim: for a page that shows a failing claim on purpose.
+    """Drop one recorded claim: for a page that shows or probes a failing claim on purpose.
 
+    In record mode a failure recorded for it is kept (:func:`recorded_failures`): the build
+    would have stopped there. A claim that fails on purpose is made inside :func:`raising`.
     Raises ``KeyError`` naming the claim if it was never made.
     """
     if key not in _CLAIMS:
         raise KeyError(f"no claim {key!r} was made on this page")
     del _CLAIMS[key]
-    _FAILURES.pop(key, None)
 
 
 def record_mode() -> bool:
@@ -186,8 +187,8 @@ def raising():
 def recorded_failures() -> list[Claim]:
     """Record mode: every claim that failed on this page (its first failure), in the order they failed.
 
-    A claim made again after a failure keeps its failure here: in the normal build the page
-    would have stopped at it.
+    A claim made again after a failure, or forgotten after it, keeps its failure here: in the
+    normal build the page would have stopped at it.
     """
     return list(_FAILURES.values())
 

@@ -181,6 +181,13 @@ def _claims() -> list[dict]:
             "example": bool(getattr(record, "example", False)),
             "cell": _STATE["cells"].get(record.key),
         })
+    made = {c["key"] for c in out}
+    for key, record in failed.items():  # failed, then forgotten: the build would have stopped at it
+        if key not in made:
+            out.append({"key": key, "measured": record.measured, "expected": record.expected, "holds": False,
+                        "example": bool(getattr(record, "example", False)), "forgotten": True,
+                        "source": None if record.source is None else {"kind": record.source.kind,
+                                                                      "ref": record.source.ref}})
     return out
 
 

@@ -172,7 +172,7 @@ def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, ta
         last = [line for line in text.strip().splitlines() if line.strip()][-1:] or [text]
         error = {"cell": result.get("error_cell"), "message": last[0][:500], "traceback": text[-4000:]}
     return {"kind": "page", "files": files, "distributions": used.get("distributions") or {},
-            "claims": [{k: c.get(k) for k in ("key", "holds", "measured", "expected", "example")}
+            "claims": [{k: c.get(k) for k in ("key", "holds", "measured", "expected", "example", "forgotten")}
                        for c in used.get("claims", [])],
             "error": error, "imports": sorted(p.file for p in fault.patches if f"src/{p.file}" in files),
             "seconds": round(time.perf_counter() - start, 2), "output": (error or {}).get("traceback", "")}
@@ -351,6 +351,8 @@ def _page_summary(root: Path, faults: list[Fault]) -> list[str]:
             if run is None or _matrix.run_stale(run, root, environment, fault, cells[page]) is not None:
                 continue
             for claim in run.get("claims", []):
+                if claim.get("forgotten"):
+                    continue
                 if claim.get("example"):
                     examples.add(claim["key"])
                     continue

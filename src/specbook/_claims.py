@@ -1,7 +1,7 @@
 """Claims: a declared value, a measurement and a tolerance, checked while the page runs.
 
 A claim that does not hold raises :class:`ClaimError`, so the build stops at the first false
-claim. In *record mode* (:data:`RECORD_ENV` set to ``1`` in the environment the page's kernel
+claim. In *record mode* (``SPECBOOK_RECORD=1``, in the environment the page's kernel
 inherits) a false claim is recorded instead and the page goes on, so that one run of a page
 under a fault (:mod:`specbook.faults`) shows every claim the fault breaks. Claims made inside
 :func:`raising` raise in both modes: a page that demonstrates a failure on purpose uses it.
@@ -158,7 +158,7 @@ def forget(key: str) -> None:
 
 
 def record_mode() -> bool:
-    """Whether false claims are recorded instead of raised: :data:`RECORD_ENV` is ``1`` and no :func:`raising` is open.
+    """Whether false claims are recorded instead of raised: ``SPECBOOK_RECORD=1`` and no :func:`raising` is open.
 
     >>> record_mode()
     False

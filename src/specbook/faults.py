@@ -12,7 +12,7 @@ the copy first on ``PYTHONPATH``, several at once:
   (``SPECBOOK_RECORD=1``): a false claim is recorded and the page goes on, so one run shows
   every claim the fault breaks. A cell that raises for another reason stops the run there,
   as it stops the build; the claims after it are *not reached* under that fault (see
-  :mod:`specbook._matrix` for why an unreached claim is never counted as killed);
+  ``specbook._matrix`` for why an unreached claim is never counted as killed);
 - a test file runs under ``pytest``, and every failing test id is read.
 
 Each run is kept in ``_build/faults/runs/`` with what the patched page used (its files, the
@@ -29,7 +29,7 @@ the build reads them into the claim ledger (``claims.json``: ``killed_by`` for e
 is not the declaration it patched. ``--gate report`` prints the same and passes.
 
 Run it as ``python -m specbook.faults`` (``--jobs N``, ``--only NAME ...``, ``--plan``,
-``--force``); ``make test`` runs the whole catalogue (:mod:`specbook.catalogue`). specbook
+``--force``); ``make test`` runs the whole catalogue (``specbook.catalogue.FAULTS``). specbook
 imports no physics: a fault is text, and the runner only starts processes.
 """
 
@@ -165,7 +165,9 @@ def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, ta
     except Exception as error:  # noqa: BLE001 - a worker that died is a run that failed
         result = {"error": f"{type(error).__name__}: {error}", "error_cell": None, "used": {}, "seconds": 0.0}
     used = result.get("used") or {}
-    files = file_hashes(root, [*used.get("modules", []), *used.get("reads", []), *used.get("missing", [])])
+    recorder = Path(__file__).with_name("_record.py").resolve()  # what reported the claims keys the run too
+    own = [recorder.relative_to(root.resolve()).as_posix()] if recorder.is_relative_to(root.resolve()) else []
+    files = file_hashes(root, [*used.get("modules", []), *used.get("reads", []), *used.get("missing", []), *own])
     error = None
     if result.get("error"):
         text = ANSI.sub("", result["error"])

@@ -99,7 +99,7 @@ def environment_record(environ: Mapping[str, str] | None = None) -> dict[str, An
     for itself does so in its code cells, which are in its key already.
 
     The variables that change JAX's numbers or devices are recorded under their own names,
-    when set: ``XLA_FLAGS``, every ``JAX_*`` but :data:`NEUTRAL_VARIABLES`, and the
+    when set: ``XLA_FLAGS``, every ``JAX_*`` but :data:`specbook.keys.NEUTRAL_VARIABLES`, and the
     accelerators' visibility (``CUDA_VISIBLE_DEVICES``, ...).
 
     >>> sorted(environment_record({}))

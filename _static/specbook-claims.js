@@ -7,18 +7,20 @@ document.addEventListener("DOMContentLoaded", () => {
   const table = new window.DataTable(element, {
     order: [],  // the book's reading order until a reader sorts
     pageLength: 25,
-    lengthMenu: [10, 25, 50, 100, { label: "All", value: -1 }],
+    lengthMenu: [10, 25, 50, 100, { label: "all", value: -1 }],
     autoWidth: false,
-    columnDefs: [
-      { targets: columns.indexOf("Source kind"), visible: false },  // filtered by the select above
-      { targets: columns.indexOf("Tolerance used"), orderSequence: ["desc", "asc"] },
-    ],
-    language: { search: "Text:", info: "_START_ to _END_ of _TOTAL_ claims", infoFiltered: "(of _MAX_)" },
+    // the Page and Source kind columns are hidden by the stylesheet (the cells beside show both): the
+    // filters search them
+    columnDefs: [{ targets: columns.indexOf("Tolerance used"), orderSequence: ["desc", "asc"] }],
+    language: {
+      search: "Text:", lengthMenu: "_MENU_ claims a page", info: "claims _START_ to _END_ of _TOTAL_",
+      infoFiltered: "(filtered from _MAX_)", infoEmpty: "no claim", zeroRecords: "no claim matches",
+    },
   });
   for (const select of document.querySelectorAll(".specbook-claims-filter")) {
     select.addEventListener("change", () => {
       table.column(Number(select.dataset.column)).search(select.value, { exact: true }).draw();
     });
   }
-  element.dataset.ready = "true";  // for the browser test: the table is set up
+  element.dataset.ready = "true";  // the browser test waits for this
 });

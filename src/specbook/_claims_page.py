@@ -65,13 +65,16 @@ def _of(part: int, whole: int) -> str:
     return f"{part} of {whole}"
 
 
+def _shown(value: Any) -> str:
+    return f"{value:.6g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+
+
 def _values(claim: dict[str, Any]) -> str:
     if claim.get("description"):
         return claim["description"]
     unit = f" {claim['unit']}" if claim.get("unit") else ""
-    measured, expected = claim.get("measured"), claim.get("expected")
-    shown = (lambda v: f"{v:.6g}" if isinstance(v, (int, float)) else str(v))
-    return f"measured {shown(measured)}{unit}; expected {shown(expected)}{unit} ({claim.get('tolerance') or 'exact'})"
+    return (f"measured {_shown(claim.get('measured'))}{unit}; expected {_shown(claim.get('expected'))}{unit} "
+            f"({claim.get('tolerance') or 'exact'})")
 
 
 def _used(claim: dict[str, Any]) -> tuple[str, float]:
@@ -86,18 +89,24 @@ def _used(claim: dict[str, Any]) -> tuple[str, float]:
     return f"{100 * used:.3g}%", float(used)
 
 
+PARTS = ("summary", "table", "examples")
+"""The parts of the Claims page, each placed by ``{specbook-claims} PART`` (no part: all three)."""
+
+
 def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title: Callable[[str], str],
-           page_uri: Callable[[str], str], api_uri: Callable[[dict[str, Any]], str | None]) -> list[nodes.Node]:
-    """The Claims page's content for the ledger's ``pages`` (in reading order, claims annotated).
+           page_uri: Callable[[str], str], api_uri: Callable[[dict[str, Any]], str | None]) -> dict[str, list[nodes.Node]]:
+    """The Claims page's content for the ledger's ``pages`` (in reading order, claims annotated), by part.
 
     ``title(page)`` and ``page_uri(page)`` give a page's title and its URI from the Claims
     page; ``api_uri(source)`` the URI of a source's API entry, or None. ``section`` is the
-    ledger's ``faults`` section (None: no kill matrix was read).
+    ledger's ``faults`` section (None: no kill matrix was read). Returns the nodes of each
+    of :data:`PARTS`.
     """
     claims = [(page, c) for page in pages for c in page["claims"] if not c.get("example")]
     examples = [(page, c) for page in pages for c in page["claims"] if c.get("example")]
     if not claims and not examples:
-        return [nodes.paragraph("", "No page has recorded claims in this build.")]
+        return {"summary": [nodes.paragraph("", "No page has recorded claims in this build.")], "table": [],
+                "examples": []}
     out: list[nodes.Node] = []
     proven = [c for _, c in claims if c.get("killed_by")]
     holding = [c for _, c in claims if c.get("holds")]
@@ -106,10 +115,11 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
     intro += nodes.Text(f"{len(claims)} claims on {len({p['page'] for p, _ in claims})} pages; "
                         f"{len(holding)} hold. ")
     intro += nodes.strong("", f"{len(proven)} of {len(claims)} are proven able to fail")
+    noun = "example" if len(examples) == 1 else "examples"
     intro += nodes.Text(f": each is broken by at least one of the {len(faults)} faults of the catalogue "
                         "(a plausible bug patched into the code under test, run over the page). "
-                        f"{len(examples)} examples, page arithmetic with no product code under test, are "
-                        "listed apart and not counted." if section else
+                        f"{len(examples)} {noun}, page arithmetic with no product code under test, "
+                        f"{'is' if len(examples) == 1 else 'are'} listed apart and not counted." if section else
                         ": no kill matrix was read for this build (run python -m specbook.faults; make test does).")
     out.append(intro)
     out += _warnings(pages, section)
@@ -170,15 +180,16 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
                       [30, 20, 38, 12]))
 
     # -- the table of every claim -------------------------------------------------------------------
-    out.append(nodes.rubric("", "Every claim"))
-    out.append(nodes.paragraph("", "Filter by page, by the source of the expected value or by any text; sort by "
-                                   "any column (the tolerance used, largest first, finds the claims with the least "
-                                   "margin). A claim's name links to the cell that makes it; its source links to "
-                                   "the declaration's API entry where the book documents it."))
-    out.append(nodes.raw("", _every_claim(claims, title, page_uri, api_uri, section), format="html"))
+    table: list[nodes.Node] = [
+        nodes.paragraph("", "Filter by page, by the source of the expected value or by any text; sort by any "
+                            "column (the tolerance used, largest first, finds the claims with the least margin). "
+                            "A claim's name links to the cell that makes it; its source links to the "
+                            "declaration's API entry where the book documents it."),
+        nodes.raw("", _every_claim(claims, title, page_uri, api_uri, section), format="html")]
 
+    listed: list[nodes.Node] = []
     if examples:
-        out.append(nodes.rubric("", "Examples"))
+        out, summary = listed, out
         out.append(nodes.paragraph("", "Page arithmetic and reference formulas with no product code under test. "
                                        "Each is checked like a claim, so a wrong one still fails the build, but no "
                                        "fault of the code can break it, and none is counted above."))
@@ -191,7 +202,10 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
             rows.append([[link], title(page["page"]), _values(c), source.get("ref", "not stated")])
         out.append(_table(["Example", "Page", "Values", "Where the expected value comes from"], rows,
                           ["specbook-examples"], [25, 17, 30, 28]))
-    return out
+        out = summary
+    else:
+        listed.append(nodes.paragraph("", "No page makes an example."))
+    return {"summary": out, "table": table, "examples": listed}
 
 
 def _warnings(pages: list[dict[str, Any]], section: dict[str, Any] | None) -> list[nodes.Node]:
@@ -199,10 +213,14 @@ def _warnings(pages: list[dict[str, Any]], section: dict[str, Any] | None) -> li
         return []
     items = []
     for page, status in (section.get("pages") or {}).items():
-        for name, why in (status.get("stale") or {}).items():
-            items.append(f"{page}: the run of {name} is not current ({why}); its kills are not counted")
-        for name in status.get("missing") or []:
-            items.append(f"{page}: {name} was never run over it")
+        stale, missing = status.get("stale") or {}, status.get("missing") or []
+        if stale:
+            reasons = sorted(set(stale.values()))
+            items.append(f"{page}: {len(stale)} fault run{'s' if len(stale) != 1 else ''} not current "
+                         f"({'; '.join(reasons[:2])}{'; ...' if len(reasons) > 2 else ''}): "
+                         f"{', '.join(sorted(stale))}; their kills are not counted")
+        if missing:
+            items.append(f"{page}: never run under {', '.join(missing)}")
     wrong = [w for page in pages for c in page["claims"] for w in c.get("mislabelled", [])]
     if not items and not wrong:
         return []
@@ -228,8 +246,9 @@ def _every_claim(claims, title, page_uri, api_uri, section) -> str:
              '</option>' + "".join(f'<option value="{esc(k)}">{esc(k)}</option>' for k in kinds)
              + "</select></label></div>",
              f'<table id="{TABLE_ID}" class="specbook-claims-matrix display compact">',
-             "<thead><tr><th>Claim</th><th>Page</th><th>Source kind</th><th>Source of the expected value</th>"
-             "<th>Measured and expected</th><th>Tolerance used</th><th>Killed by</th><th>Holds</th></tr></thead><tbody>"]
+             '<thead><tr><th>Claim</th><th class="specbook-filter-only">Page</th>'
+             '<th class="specbook-filter-only">Source kind</th><th>Source of the expected value</th>'
+             "<th>Measured and expected</th><th>Tolerance used</th><th>Killed by</th></tr></thead><tbody>"]
     for page, c in claims:
         uri = page_uri(page["page"])
         href = f"{uri}#{c['anchor']}" if c.get("anchor") else uri
@@ -250,10 +269,14 @@ def _every_claim(claims, title, page_uri, api_uri, section) -> str:
             if c.get("unreached_under"):
                 killers += (f' <span class="specbook-unreached">(not reached under '
                             f'{", ".join(esc(k) for k in c["unreached_under"])})</span>')
+        name = esc(title(page["page"]))
+        held = "" if c.get("holds") else ' <span class="specbook-fails">fails</span>'
         parts.append(
-            f'<tr data-claim="{esc(c["key"])}"><td><a href="{esc(href)}"><code>{esc(c["key"])}</code></a></td>'
-            f"<td>{esc(title(page['page']))}</td><td>{esc(_kind(c))}</td><td>{ref_html}</td>"
-            f"<td>{esc(_values(c))}</td><td data-order=\"{order!r}\">{esc(shown)}</td>"
-            f'<td data-order="{len(killed)}">{killers}</td><td>{"✓" if c.get("holds") else "✗"}</td></tr>')
+            f'<tr data-claim="{esc(c["key"])}"><td class="specbook-claim"><a href="{esc(href)}"><code>'
+            f'{esc(c["key"])}</code></a>{held}<br><span class="specbook-claim-page">{name}</span></td>'
+            f'<td class="specbook-filter-only">{name}</td><td class="specbook-filter-only">{esc(_kind(c))}</td>'
+            f'<td><span class="specbook-kind">{esc(_kind(c))}:</span> {ref_html}</td>'
+            f'<td>{esc(_values(c))}</td><td class="specbook-used" data-order="{order!r}">{esc(shown)}</td>'
+            f'<td class="specbook-killers" data-order="{len(killed)}">{killers}</td></tr>')
     parts.append("</tbody></table>")
     return "".join(parts)

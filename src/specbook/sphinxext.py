@@ -358,10 +358,18 @@ class claims_placeholder(nodes.General, nodes.Element):
 
 
 class ClaimsDirective(Directive):
+    """``{specbook-claims}``: the Claims page; ``{specbook-claims} summary`` (or ``table``, ``examples``) one part."""
+
     has_content = False
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        return [claims_placeholder("")]
+        from specbook._claims_page import PARTS
+
+        part = self.arguments[0] if self.arguments else ""
+        if part and part not in PARTS:
+            raise self.error(f"specbook-claims: part {part!r} is not allowed; expected one of {', '.join(PARTS)}")
+        return [claims_placeholder("", part=part)]
 
 
 def _annotated(app) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
@@ -418,9 +426,12 @@ def _render_claims(app, doctree: nodes.document, docname: str) -> None:
         api = _api_entry(app, docname, source.get("ref"))
         return None if api is None else api[1]
 
-    content = render(pages, section, title=title, page_uri=lambda rel: app.builder.get_relative_uri(docname, docs[rel]),
-                     api_uri=api_uri)
+    parts = render(pages, section, title=title, page_uri=lambda rel: app.builder.get_relative_uri(docname, docs[rel]),
+                   api_uri=api_uri)
     for placeholder in placeholders:
+        part = placeholder.get("part")
+        content = parts[part] if part else [*parts["summary"], nodes.rubric("", "Every claim"), *parts["table"],
+                                            nodes.rubric("", "Examples"), *parts["examples"]]
         placeholder.replace_self([node.deepcopy() for node in content])
 
 

@@ -77,11 +77,16 @@ def _values(claim: dict[str, Any]) -> str:
             f"({claim.get('tolerance') or 'exact'})")
 
 
+def _breakable(text: str) -> str:
+    """``text`` escaped for HTML, with a line-break opportunity after each ``_ . / ( ,`` (long names wrap there)."""
+    return "".join(html.escape(ch) + ("<wbr>" if ch in "_./(," else "") for ch in text)
+
+
 def _used(claim: dict[str, Any]) -> tuple[str, float]:
     """The tolerance used, as shown and as sorted (conditions and exact claims sort below every number)."""
     used = claim.get("tolerance_used")
     if claim.get("description"):
-        return "condition", -2.0
+        return "–", -2.0
     if used is None:
         return "exact", -1.0
     if used == float("inf"):
@@ -179,6 +184,23 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
     out.append(_table(["Claim", "Page", "Values", "Tolerance used"], rows, ["specbook-least-margin"],
                       [30, 20, 38, 12]))
 
+    wrong = [(p, c) for p, c in claims if c.get("mislabelled")]
+    if wrong:
+        out.append(nodes.rubric("", "Mislabelled sources"))
+        out.append(nodes.paragraph("", "An expected value that moves when the code under test is patched was "
+                                       "computed by that code: only a declaration the fault patched may do that. "
+                                       "These claims compare the code with itself until their expected value is "
+                                       "made independent or their source says what it is."))
+        rows = []
+        for page, c in wrong:
+            link = nodes.reference("", "", nodes.literal("", c["key"]), internal=True,
+                                   refuri=f"{page_uri(page['page'])}#{c['anchor']}" if c.get("anchor")
+                                   else page_uri(page["page"]))
+            source = c.get("source") or {}
+            rows.append([[link], f"{_kind(c)}: {source.get('ref', '')}", _names(c["expected_moved_under"])])
+        out.append(_table(["Claim", "Its source says", "Its expected value moved under"], rows,
+                          ["specbook-mislabelled"], [30, 45, 25]))
+
     # -- the table of every claim -------------------------------------------------------------------
     table: list[nodes.Node] = [
         nodes.paragraph("", "Filter by page, by the source of the expected value or by any text; sort by any "
@@ -208,6 +230,15 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
     return {"summary": out, "table": table, "examples": listed}
 
 
+def _names(names: list[str]) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for i, name in enumerate(names):
+        if i:
+            out.append(nodes.Text(", "))
+        out.append(nodes.literal("", name))
+    return out
+
+
 def _warnings(pages: list[dict[str, Any]], section: dict[str, Any] | None) -> list[nodes.Node]:
     if not section:
         return []
@@ -221,13 +252,17 @@ def _warnings(pages: list[dict[str, Any]], section: dict[str, Any] | None) -> li
                          f"{', '.join(sorted(stale))}; their kills are not counted")
         if missing:
             items.append(f"{page}: never run under {', '.join(missing)}")
-    wrong = [w for page in pages for c in page["claims"] for w in c.get("mislabelled", [])]
-    if not items and not wrong:
+    wrong = [c for page in pages for c in page["claims"] if c.get("mislabelled")]
+    if wrong:
+        items.insert(0, f"{len(wrong)} claim{'s' if len(wrong) != 1 else ''} compare the code with itself: a fault "
+                        "moved the expected value, and the source is not the declaration it patched (see "
+                        "Mislabelled sources, below)")
+    if not items:
         return []
     box = nodes.admonition(classes=["warning"])
     box += nodes.title("", "What the matrix does not prove")
     listing = nodes.bullet_list()
-    for text in [*wrong, *items]:
+    for text in items:
         item = nodes.list_item()
         item += nodes.paragraph("", text)
         listing += item
@@ -253,15 +288,15 @@ def _every_claim(claims, title, page_uri, api_uri, section) -> str:
         uri = page_uri(page["page"])
         href = f"{uri}#{c['anchor']}" if c.get("anchor") else uri
         source = c.get("source") or {}
-        ref = esc(source.get("ref", "not stated"))
-        ref_html = f"<code>{ref}</code>" if source.get("kind") != "closed form" else ref
+        ref = source.get("ref", "not stated")
+        ref_html = f"<code>{_breakable(ref)}</code>" if source.get("kind") != "closed form" else esc(ref)
         api = api_uri(source) if source else None
         if api:
             ref_html = f'<a href="{esc(api)}" title="API entry">{ref_html}</a>'
         shown, order = _used(c)
         killed = c.get("killed_by") or []
         if killed:
-            killers = ", ".join(f"<code>{esc(k)}</code>" for k in killed)
+            killers = ", ".join(f"<code>{_breakable(k)}</code>" for k in killed)
         elif section is None:
             killers = '<span class="specbook-unknown">not run</span>'
         else:
@@ -273,7 +308,7 @@ def _every_claim(claims, title, page_uri, api_uri, section) -> str:
         held = "" if c.get("holds") else ' <span class="specbook-fails">fails</span>'
         parts.append(
             f'<tr data-claim="{esc(c["key"])}"><td class="specbook-claim"><a href="{esc(href)}"><code>'
-            f'{esc(c["key"])}</code></a>{held}<br><span class="specbook-claim-page">{name}</span></td>'
+            f'{_breakable(c["key"])}</code></a>{held}<br><span class="specbook-claim-page">{name}</span></td>'
             f'<td class="specbook-filter-only">{name}</td><td class="specbook-filter-only">{esc(_kind(c))}</td>'
             f'<td><span class="specbook-kind">{esc(_kind(c))}:</span> {ref_html}</td>'
             f'<td>{esc(_values(c))}</td><td class="specbook-used" data-order="{order!r}">{esc(shown)}</td>'

@@ -58,7 +58,7 @@ from specbook._claims import ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
 __all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
-           "merge_caches", "plan", "read_page", "run_order", "schedule", "shard", "store_schedule", "toc_pages",
+           "merge_caches", "plan", "read_page", "run_order", "run_page", "schedule", "shard", "store_schedule", "toc_pages",
            "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"

@@ -28,8 +28,8 @@ the build reads them into the claim ledger (``claims.json``: ``killed_by`` for e
 (not an example) has no killer, or when a fault moved a claim's expected value whose source
 is not the declaration it patched. ``--gate report`` prints the same and passes.
 
-Run it as ``python -m specbook.faults`` (``--jobs N``, ``--only NAME ...``, ``--plan``,
-``--force``); ``make test`` runs the whole catalogue (``specbook.catalogue.FAULTS``). specbook
+Run it as ``python -m specbook.faults`` (``--jobs N``, ``--only NAME ...``, ``--page PAGE ...``,
+``--plan``, ``--force``); ``make test`` runs the whole catalogue (``specbook.catalogue.FAULTS``). specbook
 imports no physics: a fault is text, and the runner only starts processes.
 """
 
@@ -411,6 +411,8 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specbook.faults", description=main.__doc__)
     parser.add_argument("--jobs", type=int, default=2, help="runs at once (default 2)")
     parser.add_argument("--only", nargs="*", default=None, help="run only these faults, by name")
+    parser.add_argument("--page", nargs="*", default=None, metavar="TARGET",
+                        help="run only the faults that target these pages or tests (book/x.md ...)")
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds a page's cell, or a test run, may take")
     parser.add_argument("--force", action="store_true", help="run every chosen fault again, stored runs or not")
     parser.add_argument("--plan", action="store_true", help="say which runs are current and which would run, and why")
@@ -423,10 +425,14 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--jobs = {args.jobs} is not allowed; expected a whole number of at least 1")
     if args.gate:
         return gate(args.ledger, args.gate)
-    chosen = [f for f in FAULTS if args.only is None or f.name in args.only]
+    chosen = [f for f in FAULTS if (args.only is None or f.name in args.only)
+              and (args.page is None or set(f.targets) & set(args.page))]
     unknown = set(args.only or ()) - {f.name for f in FAULTS}
     if unknown:
         parser.error(f"no fault named {sorted(unknown)}; the catalogue holds {[f.name for f in FAULTS]}")
+    untargeted = set(args.page or ()) - {t for f in FAULTS for t in f.targets}
+    if untargeted:
+        parser.error(f"no fault targets {sorted(untargeted)}")
     if args.plan:
         for fault, target, why in plan(chosen, force=args.force):
             print(f"{fault.name} on {target}: " + ("current" if why is None else f"to run ({why})"))

@@ -10,8 +10,8 @@ specbook imports no physics package: the pages pass it plain values.
 """
 
 from specbook._claims import (
-    Claim, ClaimError, Source, all_claims, check, claim, closed_form, declared, failed_claim, forget,
-    independent, reset_claims, seed_figure,
+    RECORD_ENV, Claim, ClaimError, Source, all_claims, check, claim, closed_form, declared, example, failed_claim,
+    forget, independent, raising, record_mode, recorded_failures, reset_claims, seed_figure,
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
@@ -28,6 +28,7 @@ __all__ = [
     "FigureTooSmall",
     "KnownDefects",
     "PROSE_MIN_PX",
+    "RECORD_ENV",
     "Source",
     "Table",
     "all_claims",
@@ -40,6 +41,7 @@ __all__ = [
     "declared",
     "diff_ledgers",
     "environment_record",
+    "example",
     "failed_claim",
     "figure",
     "forget",
@@ -47,7 +49,10 @@ __all__ = [
     "independent",
     "known_defects",
     "mapping_table",
+    "raising",
     "read_ledger",
+    "record_mode",
+    "recorded_failures",
     "reset_claims",
     "resolve",
     "seed_figure",

@@ -61,15 +61,7 @@ def test_no_formula_shows_a_backslash(visit, doc):
                          f"prose, and map it in the implementation table): " + "; ".join(escapes))
 
 
-# The Claims page lists every claim of the book in one table (41 screens at 1280 px); issue 24 rebuilds
-# it as a summary and a filterable table. Strict: once it fits, this mark fails and must go.
-TALL_FOR_NOW = {"book/claims": "issue 24 rebuilds the Claims page as a summary and a filterable table"}
-
-
-@pytest.mark.parametrize("doc", [
-    pytest.param(doc, marks=pytest.mark.xfail(strict=True, reason=TALL_FOR_NOW[doc])) if doc in TALL_FOR_NOW else doc
-    for doc in PAGES if doc not in API_REFERENCES
-])
+@pytest.mark.parametrize("doc", [doc for doc in PAGES if doc not in API_REFERENCES])
 def test_a_page_is_at_most_15_screens_tall(visit, doc):
     tall = too_tall(visit(doc).layout, SCREENS)
     assert tall is None, f"{doc}: {tall}; split it where its ideas split, as sub-pages of its chapter"

@@ -278,6 +278,31 @@ def star_under_the_legend(defect):
     return fig
 
 
+def series_hidden_in_another_panel(defect):
+    """The stability note's phase panel: two schemes with one phase error, the second drawn over the first."""
+    fig, (top, bottom) = plt.subplots(2, 1, figsize=(6.5, 5.5), sharex=True)
+    z = np.linspace(0.01, 3.0, 100)
+    top.plot(z, np.sqrt(1 + z**2), label="forward Euler")
+    top.plot(z, 1 / np.sqrt(1 + z**2), "--", label="backward Euler")
+    bottom.plot(z, np.arctan(z) / z - 1, label="forward Euler")
+    bottom.plot(z, np.arctan(z) / z - 1, "-" if defect else "--", label="backward Euler")
+    top.legend(loc="upper left")
+    fig.tight_layout()
+    return fig
+
+
+def coarse_run_under_the_fine_one(defect):
+    """The stability note's force histories: the run at the coarse step hidden under the fine one."""
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for steps, style in ((300, "-" if defect else "o"), (2400, "-")):
+        t = np.linspace(0, 30, steps)
+        keep = slice(None) if style == "-" else slice(None, None, 10)
+        ax.plot(t[keep], np.maximum(0, 1250 * np.sin(t[keep] / 2)), style, ms=4, label=f"{steps} steps")
+    ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.15), ncol=2, frameon=False)
+    fig.tight_layout()
+    return fig
+
+
 def proxy_entry_for_nothing(defect):
     from matplotlib.lines import Line2D
 
@@ -311,11 +336,14 @@ PLANTS = {
     marker_outside_the_view_in_the_legend: r"has an entry 'global support' whose artists draw nothing in the view",
     marker_of_zero_size: r"has an entry 'global support' whose artists draw nothing in the view",
     transparent_series: r"has an entry 'bound' whose artists draw nothing in the view",
-    star_behind_a_marker: r"has an entry 'global support' that the figure hides: \d+% of what it draws shows; "
+    star_behind_a_marker: r"has an entry 'global support' that the figure hides: \d+% of what it draws there shows; "
                           r"the rest is under the artists drawn over them",
-    star_under_the_legend: r"has an entry 'global support' that the figure hides: \d+% of what it draws shows; "
+    star_under_the_legend: r"has an entry 'global support' that the figure hides: \d+% of what it draws there shows; "
                            r"the rest is under the legend",
     proxy_entry_for_nothing: r"has an entry 'measured' that stands for nothing drawn in the figure",
+    series_hidden_in_another_panel: r"the legend of panel 1 has an entry 'forward Euler' that the figure hides in "
+                                    r"panel 2: \d+% of what it draws there shows; the rest is under the artists",
+    coarse_run_under_the_fine_one: r"has an entry '300 steps' that the figure hides: \d+% of what it draws there",
 }
 
 

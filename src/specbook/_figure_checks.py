@@ -54,7 +54,6 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-import io
 from typing import Any
 
 import numpy as np
@@ -109,6 +108,19 @@ def figure_defects(fig: Any, *, cut: Mapping[Any, str] | None = None) -> list[st
     """
     declared = _declared_cuts(cut)
     fig.canvas.draw()
+    # The layout is settled by that draw; the checks draw again (entries at a higher dpi) without
+    # running a layout engine, which would only find the same places, slowly.
+    engine = fig.get_layout_engine()
+    if engine is not None:
+        fig.set_layout_engine("none")
+    try:
+        return _defects(fig, declared)
+    finally:
+        if engine is not None:
+            fig.set_layout_engine(engine)
+
+
+def _defects(fig: Any, declared: dict[Any, str]) -> list[str]:
     renderer = fig.canvas.get_renderer()
     tol = TOLERANCE_PT * fig.dpi / 72.0
     axes = [ax for ax in _all_axes(fig) if ax.get_visible() and _shows_anything(ax)]
@@ -531,17 +543,32 @@ def _point_at(box: Any, column: int, value: float) -> tuple[float, float]:
 
 # ---- legend entries that show nothing ----------------------------------------------------------
 
-def _render(fig: Any) -> np.ndarray:
-    """The figure as Matplotlib's Agg renderer draws it, at its own dpi: (height, width, 4) uint8."""
-    buffer = io.BytesIO()
-    fig.savefig(buffer, format="rgba", dpi=fig.dpi)
+_SCALE = 2
+"""Entries are drawn at this many times the figure's dpi, so that antialiased edges, one pixel
+wide whatever the dpi, weigh half as much against the width of a line."""
+
+
+def _draw_only(fig: Any, ax: Any, artists: list[Any], crop: Any = (slice(None), slice(None))) -> np.ndarray:
+    """The figure's and the axes' backgrounds with only ``artists`` drawn over them, in that order.
+
+    Matplotlib's Agg renderer draws each artist as it does in the figure, with its own
+    transform and clip box: (height, width, 4) uint8, rows from the top.
+    """
+    from matplotlib.backends.backend_agg import RendererAgg
+
     width, height = (int(round(v)) for v in fig.bbox.size)
-    return np.frombuffer(buffer.getvalue(), dtype=np.uint8).reshape(height, width, 4)
+    renderer = RendererAgg(width, height, fig.dpi)
+    fig.patch.draw(renderer)
+    if ax.patch.get_visible():
+        ax.patch.draw(renderer)
+    for artist in artists:
+        artist.draw(renderer)
+    return np.asarray(renderer.buffer_rgba())[crop].copy()
 
 
 def _contrast(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """Per pixel, how far two renders differ: the sum over red, green and blue, 0 to 765."""
-    return np.abs(a[..., :3].astype(np.int32) - b[..., :3].astype(np.int32)).sum(axis=-1)
+    return np.abs(a[..., :3].astype(np.int16) - b[..., :3].astype(np.int16)).sum(axis=-1, dtype=np.int16)
 
 
 def _entry_artists(fig: Any, label: str, handle: Any) -> list[Any]:
@@ -570,12 +597,13 @@ def _empty_entries(fig: Any, legends: list[Any], names: Mapping[int, str]) -> li
     """Legend entries whose artists show nothing, each panel on its own.
 
     An entry stands for every artist of its label, in every panel (a legend drawn once for
-    several panels): in each panel where such an artist is drawn, it must show there.
+    several panels): in each panel where such an artist is drawn, it must show there. What it
+    draws is the artist alone over the panel's background; what shows of it is the difference
+    it makes under what the panel draws after it (its own later artists, its axis and ticks,
+    its insets). What a legend covers does not show, whichever panel it belongs to.
     """
     found = []
-    base = None
-    renderer = fig.canvas.get_renderer()
-    under_legends = None
+    groups = []
     for leg in legends:
         where = _legend_name(leg, names)
         for text, handle in zip(leg.texts, leg.legend_handles):
@@ -584,27 +612,66 @@ def _empty_entries(fig: Any, legends: list[Any], names: Mapping[int, str]) -> li
             if not artists:
                 found.append(f"{where} has an entry {label!r} that stands for nothing drawn in the figure")
                 continue
-            if base is None:
-                base = _render(fig)
-                under_legends = _mask_of(base.shape[:2], [_legend_bbox(other, renderer) for other in legends], fig)
             panels: dict[int, list[Any]] = {}
             for artist in artists:
                 panels.setdefault(id(artist.axes), []).append(artist)
-            several = len(panels) > 1
             for group in panels.values():
-                in_panel = f" in {names.get(id(group[0].axes), 'an axes')}" if several else ""
-                drawn, shown = _visibility(fig, group, base)
-                shown = np.where(under_legends, 0, shown)  # what a legend covers is not there for a reader
-                if not (drawn > _FAINT).any():
-                    found.append(f"{where} has an entry {label!r} whose artists draw nothing{in_panel} in the "
-                                 f"view (outside the limits, of zero size or transparent)")
-                    continue
-                share, hidden = _shown_share(drawn, shown)
-                if share < VISIBLE_SHARE:
-                    by = "the legend" if under_legends[hidden].mean() > 0.5 else "the artists drawn over them"
-                    found.append(f"{where} has an entry {label!r} that the figure hides{in_panel}: "
-                                 f"{100 * share:.0f}% of what it draws there shows; the rest is under {by}")
+                groups.append((where, label, len(panels) > 1, group))
+    if not groups:
+        return found
+    dpi = fig.dpi
+    try:
+        fig.set_dpi(dpi * _SCALE)
+        fig.canvas.draw()  # the legends' places and the ticks at this dpi
+        renderer = fig.canvas.get_renderer()
+        height, width = (int(round(v)) for v in fig.bbox.size[::-1])
+        under_legends = _mask_of((height, width), [_legend_bbox(leg, renderer) for leg in legends], fig)
+        backgrounds = {}
+        for where, label, several, group in groups:
+            ax = group[0].axes
+            in_panel = f" in {names.get(id(ax), 'an axes')}" if several else ""
+            after = _drawn_after(ax, group)
+            crop = _crop(fig, ax, group)
+            key = (id(ax), repr(crop))
+            if key not in backgrounds:
+                backgrounds[key] = _draw_only(fig, ax, [], crop)
+            drawn = _contrast(_draw_only(fig, ax, group, crop), backgrounds[key])
+            shown = _contrast(_draw_only(fig, ax, [*group, *after], crop), _draw_only(fig, ax, after, crop))
+            shown[under_legends[crop]] = 0  # what a legend covers is not there for a reader
+            if not (drawn > _FAINT).any():
+                found.append(f"{where} has an entry {label!r} whose artists draw nothing{in_panel} in the "
+                             f"view (outside the limits, of zero size or transparent)")
+                continue
+            share, hidden = _shown_share(drawn, shown)
+            if share < VISIBLE_SHARE:
+                by = "the legend" if under_legends[crop][hidden].mean() > 0.5 else "the artists drawn over them"
+                found.append(f"{where} has an entry {label!r} that the figure hides{in_panel}: "
+                             f"{100 * share:.0f}% of what it draws there shows; the rest is under {by}")
+    finally:
+        fig.set_dpi(dpi)  # the next draw places everything at the figure's own dpi again
     return found
+
+
+def _crop(fig: Any, ax: Any, group: list[Any]) -> tuple[slice, slice]:
+    """The rows and columns of the canvas where the group can draw: its axes' area when it is clipped to it."""
+    if any(not a.get_clip_on() for a in group):
+        return slice(None), slice(None)
+    box = ax.bbox
+    height, width = fig.bbox.height, fig.bbox.width
+    top, bottom = max(0, int(height - box.y1) - 2), min(int(round(height)), int(height - box.y0) + 3)
+    left, right = max(0, int(box.x0) - 2), min(int(round(width)), int(box.x1) + 3)
+    return slice(top, bottom), slice(left, right)
+
+
+def _drawn_after(ax: Any, group: list[Any]) -> list[Any]:
+    """What the axes draws over the group: its children after it, in Axes.draw's order (by zorder, stably)."""
+    from matplotlib.legend import Legend
+
+    children = [a for a in ax.get_children()
+                if a.get_visible() and a is not ax.patch and not isinstance(a, Legend)]
+    order = sorted(children, key=lambda a: a.get_zorder())
+    first = min(order.index(a) for a in group)
+    return [a for a in order[first + 1:] if a not in group]
 
 
 _FAINT = 24  # a contrast (of 765) below which a pixel does not count as drawn
@@ -622,24 +689,6 @@ def _shown_share(drawn: np.ndarray, shown: np.ndarray) -> tuple[float, np.ndarra
     core = drawn >= 0.5 * full
     seen = core & (shown >= 0.9 * drawn)
     return float(seen.sum() / core.sum()), core & ~seen
-
-
-def _visibility(fig: Any, artists: list[Any], base: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per pixel, the contrast the artists draw when nothing covers them, and the contrast a reader sees."""
-    zorders = [a.get_zorder() for a in artists]
-    try:
-        for a in artists:
-            a.set_visible(False)
-        without = _render(fig)
-        for a in artists:
-            a.set_visible(True)
-            a.set_zorder(1e9)
-        on_top = _render(fig)
-    finally:
-        for a, z in zip(artists, zorders):
-            a.set_visible(True)
-            a.set_zorder(z)
-    return _contrast(on_top, without), _contrast(base, without)
 
 
 def _mask_of(shape: tuple[int, int], boxes: list[Any], fig: Any) -> np.ndarray:

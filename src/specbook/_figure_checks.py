@@ -23,13 +23,14 @@ cut
     a series on purpose declares it, with its reason, through ``cut``.
 empty legend entry
     A legend entry whose artists show (almost) nothing on the canvas: outside the
-    view, of zero size, transparent, or covered by the legend or by other artists.
-    This is measured by drawing: the figure is rendered with the entry's artists,
-    without them, and with them lifted above everything else. The pixels that
-    differ between the last two are what the artists draw; those that differ
-    between the first two are what a reader sees of them. An entry is empty when
-    its artists draw nothing, or when less than :data:`VISIBLE_SHARE` of what they
-    draw shows.
+    view, of zero size, transparent, or covered by the legend or by other artists,
+    in any panel that draws them. This is measured by drawing, with Matplotlib's
+    Agg renderer: in its panel, the entry's artists are drawn alone over the
+    background, and under what the panel draws after them (its later artists, its
+    axis lines and ticks). The pixels that differ in the first case are what the
+    artists draw; those that still differ in the second, outside every legend's
+    box, are what a reader sees of them. An entry is empty when its artists draw
+    nothing, or when less than :data:`VISIBLE_SHARE` of what they draw shows.
 
 Distances are in display pixels at the figure's dpi; a box, point or segment
 counts as overlapping only beyond :data:`TOLERANCE_PT` points, so touching is not
@@ -66,13 +67,14 @@ TOLERANCE_PT = 0.75
 Text boxes carry a little room above and below the glyphs; three quarters of a point is less
 than a reader can see at the book's sizes and more than that room."""
 
-VISIBLE_SHARE = 0.2
+VISIBLE_SHARE = 0.15
 """The share of what a legend entry's artists draw that must show for the entry to count as drawn.
 
-Counted over the pixels an artist draws at full strength (see ``_shown_share``). A series drawn
-dashed over another of the same width leaves about 30% of it showing in the gaps, and counts as
-drawn; a series under another on the same path, a marker under the legend or under a larger
-marker, does not."""
+Counted over the pixels an artist draws at full strength (see ``_shown_share``). A solid line
+under a dashed one of the same width on the same path shows in the gaps, about a quarter of it,
+and counts as drawn; a line under another solid one, a marker under the legend or under a larger
+marker show almost nothing, and do not."""
+
 
 _NO_LINE = ("None", "none", "", " ")
 _NO_MARKER = (None, "None", "none", "", " ")

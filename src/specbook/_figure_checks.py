@@ -99,11 +99,26 @@ class _Box:
 def figure_defects(fig: Any, *, cut: Mapping[Any, str] | None = None) -> list[str]:
     """The layout defects of a Matplotlib figure, one sentence each (an empty list when there are none).
 
-    ``fig`` is drawn first. ``cut`` maps a series, by its legend label or as the artist
+    Four kinds, each read from Matplotlib's own geometry once ``fig`` is drawn:
+
+    - a legend or a text whose box overlaps another text, or the plotting area of an axes
+      other than its own (its twins and insets count as its own);
+    - a legend whose box covers a point, a marker or a stretch of line of a plotted series;
+    - a series with points outside its axes' view, a marker more than a quarter past an
+      edge, or a value of zero or less on a logarithmic axis;
+    - a legend entry whose artists show less than 15% of what they draw, in any panel
+      that draws them (outside the view, of zero size, transparent, or covered by the
+      legend or by what the panel draws after them), measured by drawing them alone and
+      under the rest with Matplotlib's Agg renderer.
+
+    ``cut`` maps a series, by its legend label or as the artist
     itself, to the reason the page cuts it on purpose (``{"per-step": "it runs off to
     1e3; the others are the subject"}``); a declared series is not reported as cut. A
     declaration that names no series, or a series the view does not cut, is reported
     as a defect, so a declaration cannot outlive its reason.
+
+    The figure is left as it was given: its dpi and layout engine are changed while the
+    entries are drawn, and put back.
 
     Raises ``ValueError`` naming ``cut`` when it is not a mapping of series to
     non-empty reasons.

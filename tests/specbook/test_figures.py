@@ -440,3 +440,15 @@ def test_a_spacer_axes_switched_off_is_ignored():
     right.axis("off")
     fig.tight_layout()
     assert figure_defects(fig) == []
+
+
+def test_the_checks_leave_the_figure_as_they_found_it():
+    fig, ax = plt.subplots(figsize=(6, 3.5), layout="constrained")
+    _clean_curve(ax, "curve")
+    ax.legend(loc="upper left")
+    fig.canvas.draw()  # the layout engine places the axes
+    dpi, engine, position = fig.dpi, fig.get_layout_engine(), ax.get_position().bounds
+    assert figure_defects(fig) == []
+    assert fig.dpi == dpi and fig.get_layout_engine() is engine
+    fig.canvas.draw()
+    assert ax.get_position().bounds == pytest.approx(position)

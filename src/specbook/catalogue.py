@@ -18,7 +18,9 @@ from specbook._faults import Fault, Patch
 __all__ = ["FAULTS"]
 
 BALL = "book/maddening/ball.md"
+BALL_EVIDENCE = "book/maddening/ball-evidence.md"
 REFLECTION = "book/skcomplex/reflection.md"
+REFLECTION_EVIDENCE = "book/skcomplex/reflection-verification.md"
 NOTE = "book/notes/contact-mode-stability.md"
 NOTE_MODES = "book/notes/coupled-modes.md"
 NOTE_PENALTY = "book/notes/penalty-checks.md"
@@ -52,21 +54,21 @@ FAULTS: tuple[Fault, ...] = (
           "Located contact rebounds at sqrt(e) times the impact speed (a restitution law on energy, not velocity).",
           (Patch(_BALL, "jnp.where(slow, jnp.zeros_like(v_in), -e * v_in)",
                  "jnp.where(slow, jnp.zeros_like(v_in), -jnp.sqrt(e) * v_in)"),),
-          (BALL,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
     Fault("ball_threshold_dropped", "ball",
           "The per-step contact never zeroes a slow impact: the contact-speed threshold is dropped.",
           (Patch(_BALL, "slow = jnp.abs(v_new) <= self.CONTACT_SPEED_THRESHOLD", "slow = jnp.abs(v_new) < 0.0"),),
-          (BALL,), ("ball_threshold_stops_slow_impact",)),
+          (BALL_EVIDENCE,), ("ball_threshold_stops_slow_impact",)),
     Fault("ball_contact_time_halved", "ball",
           "The located contact time drops the factor 2 of s = 2d / (-v + sqrt(D)).",
           (Patch(_BALL, "s_fall = 2 * d / jnp.where(den_fall > 0, den_fall, 1.0)",
                  "s_fall = d / jnp.where(den_fall > 0, den_fall, 1.0)"),),
-          (BALL,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
     Fault("ball_reflects_start_velocity", "ball",
           "The per-step contact reflects the velocity the step started with, not the one it ended with.",
           (Patch(_BALL, "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v_new)",
                  "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v)"),),
-          (BALL,), ("ball_per_step_dxdg_as_recorded",)),
+          (BALL_EVIDENCE,), ("ball_per_step_dxdg_as_recorded",)),
     # -- the reflection ---------------------------------------------------------------------------
     Fault("reflection_restitution_squared", "reflection",
           "The reflection scales the normal velocity by e squared (1 + e^2 in the law).",
@@ -80,24 +82,24 @@ FAULTS: tuple[Fault, ...] = (
     Fault("events_one_newton_iteration", "reflection",
           "The event finder stops after one safeguarded Newton iteration instead of six.",
           (Patch(_EVENTS, "DEFAULT_ITERATIONS = 6", "DEFAULT_ITERATIONS = 1"),),
-          (REFLECTION,), ("event_time_error_max",)),
+          (REFLECTION_EVIDENCE,), ("event_time_error_max",)),
     Fault("events_no_implicit_gradient", "reflection",
           "The last, traced Newton step is dropped: the event time carries no implicit derivative.",
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
-          (REFLECTION,), ("grad_line_x0",)),
+          (REFLECTION_EVIDENCE,), ("grad_line_x0",)),
     Fault("reflection_region_ignored", "reflection",
           "The wall's region is never consulted: the whole surface reflects.",
           (Patch(_REFLECT, "        if self.region is None:\n            return jnp.asarray(True)",
                  "        if self.region is None or True:\n            return jnp.asarray(True)"),),
-          (REFLECTION,), ("region_outside_passes",)),
+          (REFLECTION_EVIDENCE,), ("region_outside_passes",)),
     Fault("events_direction_zero_wrong_side", "reflection",
           "With direction=0 the finder searches from the side the point is not on.",
           (Patch(_EVENTS, "        sign = -side\n", "        sign = side\n"),),
-          (REFLECTION,), ("direction_0_from_right",)),
+          (REFLECTION_EVIDENCE,), ("direction_0_from_right",)),
     Fault("events_start_on_wall_unseen", "reflection",
           "A point that starts exactly on the wall is not recognised as on it: with direction=0 it has no side.",
           (Patch(_EVENTS, "on_wall = jnp.asarray(on_wall) | (g0 == 0)", "on_wall = jnp.asarray(on_wall)"),),
-          (REFLECTION,), ("direction_0_start_on_wall",)),
+          (REFLECTION_EVIDENCE,), ("direction_0_start_on_wall",)),
     # -- the contact -------------------------------------------------------------------------------
     Fault("contact_040_holds_centre", "contact",
           "Contact 0.4.0 builds 0.1.0's centre hold instead of holding the hull.",

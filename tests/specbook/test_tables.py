@@ -154,8 +154,15 @@ def test_known_defects_lists_open_records_touching_the_mapping():
     assert box.ids == ("X-ANO-001", "X-ANO-003")
     text = box.markdown
     assert text.startswith("```{admonition} Known defects: 2 open")
-    assert "{ref}`X-ANO-001 <anomaly-x-ano-001>`: tables break (touches `specbook.Table`)" in text
+    # each touched row is named by its term, as the mapping table shows it
+    assert "{ref}`X-ANO-001 <anomaly-x-ano-001>`: tables break (touches a table)" in text
+    assert "(touches a claim)" in text
     assert "X-ANO-002" not in text and "X-ANO-004" not in text
+
+
+def test_the_box_names_a_plain_name_by_its_public_parts():
+    box = specbook.known_defects(RECORDS, ["specbook._tables.Table.markdown"])
+    assert "(touches `Table.markdown`)" in box.markdown
 
 
 def test_a_resolved_record_leaves_the_box():

@@ -15,7 +15,9 @@ from specbook._claims import (
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
-from specbook._figures import COLUMN_PX, PROSE_MIN_PX, FigureTooSmall, figure, smallest_font_pt
+from specbook._figures import (
+    COLUMN_PX, PROSE_MIN_PX, FigureDefect, FigureTooSmall, figure, figure_defects, smallest_font_pt,
+)
 from specbook._defects import KnownDefects, anomaly_label, known_defects
 from specbook._diff import diff_ledgers
 from specbook.keys import environment_record
@@ -25,6 +27,7 @@ __all__ = [
     "COLUMN_PX",
     "Claim",
     "ClaimError",
+    "FigureDefect",
     "FigureTooSmall",
     "KnownDefects",
     "PROSE_MIN_PX",
@@ -44,6 +47,7 @@ __all__ = [
     "example",
     "failed_claim",
     "figure",
+    "figure_defects",
     "forget",
     "glue",
     "independent",

@@ -37,6 +37,7 @@ _SCHEMES = "maddening/core/simulation/_second_order_schemes.py"
 _MODES = "maddening/analysis/contact_modes.py"
 _PROJECTION = "mime/interactions/_projection.py"
 _CONTACT = "mime/interactions/contact.py"
+_FIGURE_CHECKS = "specbook/_figure_checks.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball ---------------------------------------------------------------------------------
@@ -203,5 +204,20 @@ FAULTS: tuple[Fault, ...] = (
           "specbook.check records every condition as holding.",
           (Patch("specbook/_claims.py", "    ok = bool(condition)\n", "    ok = True\n"),),
           (AUTHORING,), ("authoring_false_claims_raise",)),
+    Fault("specbook_legend_checked_in_its_own_axes_only", "specbook",
+          "A figure's legend or text is compared with no axes once it belongs to one: a legend wider than "
+          "its panel runs over the next one unseen.",
+          (Patch(_FIGURE_CHECKS, "if box.owner is not None and (ax is box.owner or _related(ax, box.owner)):",
+                 "if box.owner is not None:"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
+    Fault("specbook_cut_only_left_and_bottom", "specbook",
+          "The cut check reads only the left and bottom edges of the view: a curve past the top passes.",
+          (Patch(_FIGURE_CHECKS, "        if n:\n", "        if n and sign < 0:\n"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
+    Fault("specbook_hidden_entry_ratio_swapped", "specbook",
+          "A legend entry's pixel counts as seen when what it draws is most of what shows (the ratio the "
+          "wrong way round), so an entry under the legend counts as drawn.",
+          (Patch(_FIGURE_CHECKS, "seen = core & (shown >= 0.9 * drawn)", "seen = core & (drawn >= 0.9 * shown)"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
 )
 """Every fault the book is tested against, by area."""

@@ -89,6 +89,11 @@ __all__ = [
     "lowest_point",
     "lowest_gap",
     "inelastic_impact",
+    "MID_STEP_PHASES",
+    "MID_STEP_COMPARE",
+    "KICK",
+    "mid_step_landing",
+    "spin_kicks",
 ]
 
 MARGIN = 1e-4
@@ -538,3 +543,70 @@ def inelastic_impact(scene: Scene, orientation: Any, velocity: Any, angular_velo
     A = 1.0 / scene.mass + arm @ inv_I @ arm
     P = max(normal_speed - n @ (v + np.cross(w, r)), 0.0) / A
     return v + P * n / scene.mass, R.T @ (w + inv_I @ arm * P)
+
+
+# ---------------------------------------------------------------------------------------
+# the landing inside a step, and the box's spin on the incline
+# ---------------------------------------------------------------------------------------
+MID_STEP_PHASES = 8
+"""How many landing phases the mid-step landing is run at."""
+MID_STEP_COMPARE = 7
+"""The step (0-based) whose twist is compared with the closed form: both engines have left the floor
+after the landing by then, and the capsule's other end has not yet come down."""
+KICK = 1e-3
+"""A spin about an axis along the floor above this (rad/s) counts as a kick of the box on the incline."""
+
+
+def mid_step_landing(run: Any, phases: int = MID_STEP_PHASES) -> dict[str, np.ndarray]:
+    """The capsule landing inside a step at ``phases`` phases, run by ``run`` (:func:`run_mime` or
+    :func:`run_mujoco`), against the closed form of its frictionless inelastic impact.
+
+    The capsule falls without gravity and without spin, so it lands at the orientation it starts with,
+    with its start's velocity, and flies free after: its twist after the impact is
+    :func:`inelastic_impact` at the start, at every step until its other end comes down. Returns per
+    phase: ``phase`` (the share of the step at which it reaches the margin), ``normal_speed_error``
+    (|v.n - v*.n| / |v*.n|), ``spin_error`` (|w - w*| / |w*|), ``along_error`` (the largest change of
+    the velocity along the floor, m/s) at step :data:`MID_STEP_COMPARE`; ``unconverged`` and
+    ``touching`` (steps flagged up to it; MIME only, else zeros) and ``past`` (the deepest point past the
+    margin over those steps, m; 0 if none).
+    """
+    rows: dict[str, list[float]] = {k: [] for k in ("phase", "normal_speed_error", "spin_error", "along_error",
+                                                    "unconverged", "touching", "past")}
+    k = MID_STEP_COMPARE
+    for i, scene in enumerate(mid_step_scenes(phases)):
+        n = np.asarray(scene.normal)
+        v_star, w_star = inelastic_impact(scene, scene.orientation, scene.velocity, scene.angular_velocity)
+        t = run(scene)
+        dv = t.velocity[k] - v_star
+        rows["phase"].append((i + 0.5) / phases)
+        rows["normal_speed_error"].append(abs(dv @ n) / abs(v_star @ n))
+        rows["spin_error"].append(float(np.linalg.norm(t.angular_velocity[k] - w_star) / np.linalg.norm(w_star)))
+        rows["along_error"].append(float(np.abs(dv - (dv @ n) * n).max()))
+        for flag in ("unconverged", "touching"):
+            rows[flag].append(float(np.sum(t.flags.get(flag, np.zeros(k + 1))[: k + 1])))
+        rows["past"].append(max(0.0, -float(lowest_gap(scene, t)[: k + 1].min())))
+    return {key: np.asarray(v) for key, v in rows.items()}
+
+
+def spin_kicks(trajectory: Trajectory, threshold: float = KICK) -> dict[str, float]:
+    """The one-step spins of a body that should not spin (the box sliding on the frictionless incline).
+
+    A kick starts at a step whose spin about an axis along the floor (the body's x and y, lying flat)
+    passes ``threshold`` rad/s after a step that did not. Returns how many kicks, the largest such spin
+    (rad/s), how many kicks start on a step flagged ``unconverged``, the largest kick on a step not
+    flagged (rad/s), and the largest spin about the normal (rad/s).
+    """
+    w = trajectory.angular_velocity
+    tilt = np.hypot(w[:, 0], w[:, 1])
+    above = tilt > threshold
+    starts = above & ~np.concatenate([[False], above[:-1]])
+    unconverged = np.asarray(trajectory.flags.get("unconverged", np.zeros(len(w), bool)), dtype=bool)
+    flagged = starts & unconverged
+    unflagged = starts & ~unconverged
+    return {
+        "kicks": float(starts.sum()),
+        "largest_spin": float(tilt.max()),
+        "kicks_flagged_unconverged": float(flagged.sum()),
+        "largest_unflagged_kick": float(tilt[unflagged].max()) if unflagged.any() else 0.0,
+        "largest_spin_about_normal": float(np.abs(w[:, 2]).max()),
+    }

@@ -72,6 +72,7 @@ __all__ = [
     "Trajectory",
     "SCENES",
     "on_floor",
+    "DROP_STEPS",
     "drop_scenes",
     "mid_step_scenes",
     "solid_inertia",
@@ -449,7 +450,7 @@ def _scenes() -> dict[str, Scene]:
         # the tilted capsule touching the floor at its lower end, moving into it and sliding; no gravity
         "impact": on_floor("impact", CAPSULE, height=reach + touching, orientation=q_cap,
                            velocity=(0.02, 0.01, -DROP_SPEED), gravity=False),
-        # the ball dropped on to the floor at DROP_SPEED from a height its fall closes in about ten steps
+        # the ball dropped on to the floor at DROP_SPEED, spinning, from a height its fall closes in about ten steps
         "drop": on_floor("drop", BALL, height=BALL.radius + MARGIN + 10 * DROP_SPEED * DT, velocity=(0.0, 0.0, -DROP_SPEED),
                          angular_velocity=(3.0, -2.0, 5.0)),
         # the box lying on the floor, touching, sliding down from rest
@@ -461,13 +462,27 @@ SCENES: dict[str, Scene] = _scenes()
 """The chapter's scenes by name, each declared once for both engines, on one floor tilted by :data:`INCLINE_DEG`."""
 
 
+DROP_STEPS = 8
+"""The step the dropped ball's free fall crosses the margin in (counted from 1)."""
+
+
 def drop_scenes(phases: int = 8) -> list[Scene]:
-    """The drop at ``phases`` landing phases: the ball starts ``10 + k / phases`` steps of its drop
-    speed higher than the margin, so that its fall crosses the margin at a different point of a step."""
+    """The drop at ``phases`` landing phases ``phi = (k + 1/2) / phases``.
+
+    The ball starts at ``DROP_SPEED`` towards the floor, at the height from which its free fall (the
+    semi-implicit Euler of both engines, under the weight's share along the normal ``g_n``) ends step
+    :data:`DROP_STEPS` a share ``phi`` of that step's travel past the margin: the height above the
+    margin is ``K h v0 + h^2 g_n K (K + 1) / 2 - phi h v_K``, with ``K = DROP_STEPS`` and
+    ``v_K = v0 + K h g_n`` the speed the step ends with.
+    """
+    K, h = DROP_STEPS, DT
+    g_n = G * math.cos(math.radians(INCLINE_DEG))
+    v_K = DROP_SPEED + K * h * g_n
     out = []
     for k in range(phases):
-        lift = (10 + k / phases) * DROP_SPEED * DT
-        out.append(on_floor(f"drop {k}", BALL, height=BALL.radius + MARGIN + lift, velocity=(0.0, 0.0, -DROP_SPEED),
+        phi = (k + 0.5) / phases
+        above = K * h * DROP_SPEED + h * h * g_n * K * (K + 1) / 2 - phi * h * v_K
+        out.append(on_floor(f"drop {k}", BALL, height=BALL.radius + MARGIN + above, velocity=(0.0, 0.0, -DROP_SPEED),
                             angular_velocity=(3.0, -2.0, 5.0)))
     return out
 

@@ -49,7 +49,7 @@ from mime.geometry import Box, Capsule, Hull, Sphere
 from mime.interactions import Contact
 from mime.nodes import ConstantLoad, RigidInertialNode
 from mime.scene import Plane
-from mime.units import m
+from mime.units import mm
 
 __all__ = [
     "MARGIN",
@@ -268,10 +268,12 @@ def mime_body(scene: Scene) -> RigidInertialNode:
 
 
 def mime_experiment(scene: Scene) -> tuple[Experiment, RigidInertialNode]:
-    """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``."""
+    """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``,
+    the margin written in millimetres as the seed writes it (``mm(0.1)``)."""
     body = mime_body(scene)
     experiment = Experiment()
-    experiment.attach(Contact.Projection(margin=m(scene.margin)), body=body, surface=mime_floor(scene))
+    margin = mm(scene.margin * 1e3)  # in millimetres, as the seed writes it (mm(0.1)); the same double in metres
+    experiment.attach(Contact.Projection(margin=margin), body=body, surface=mime_floor(scene))
     return experiment, body
 
 

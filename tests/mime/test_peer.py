@@ -125,7 +125,7 @@ def test_the_floor_frame_sees_each_scene_as_declared():
 # ---------------------------------------------------------------------------------------
 # MIME-ANO-139 and MIME-ANO-140, pinned: each a strict xfail while its record is open
 # ---------------------------------------------------------------------------------------
-@pytest.mark.xfail(strict=True, reason="MIME-ANO-139: a landing inside a step splits the impact over two poses")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="MIME-ANO-139: a landing inside a step splits the impact over two poses")
 def test_a_capsule_landing_inside_a_step_leaves_with_the_closed_form_twist():
     with jax.enable_x64(True):
         m = mime_anomalies.measure_139()
@@ -133,7 +133,7 @@ def test_a_capsule_landing_inside_a_step_leaves_with_the_closed_form_twist():
     assert m["normal_speed_error_most"] < 1e-12 and m["spin_error_most"] < 1e-12, m
 
 
-@pytest.mark.xfail(strict=True, reason="MIME-ANO-140: the box on the frictionless incline takes one-step spin kicks")
+@pytest.mark.xfail(strict=True, raises=AssertionError, reason="MIME-ANO-140: the box on the frictionless incline takes one-step spin kicks")
 def test_a_box_sliding_down_a_frictionless_incline_never_spins():
     with jax.enable_x64(True):
         m = mime_anomalies.measure_140()

@@ -2,7 +2,9 @@
 
 A :class:`Scene` declares a rigid body (its hull kind, mass, principal inertia), its start
 (position, orientation, velocity, angular velocity) and the gravity it falls under, above a
-floor, the plane ``z = 0`` facing up. :func:`run_mime` holds it with MIME's contact
+floor: the plane through the origin, tilted ``slope_deg`` about the world's y axis (every scene
+of the chapter stands on one floor tilted :data:`INCLINE_DEG`; :func:`on_floor` declares a scene
+in the floor's own frame). :func:`run_mime` holds it with MIME's contact
 (``Contact.Projection`` with the margin :data:`MARGIN`), run through the public
 ``Experiment.run``; :func:`run_mujoco` builds the same scene as a MuJoCo model
 (:func:`mjcf`) and steps it with ``mujoco.mj_step``. Both return a :class:`Trajectory`, the
@@ -468,6 +470,12 @@ DROP_STEPS = 8
 """The step the dropped ball's free fall crosses the margin in (counted from 1)."""
 
 
+def _phases(phases: Any, where: str) -> int:
+    if isinstance(phases, bool) or not isinstance(phases, int) or phases < 1:
+        raise ValidationError(f"{where}: phases = {phases!r} is not allowed; expected a whole number of at least 1")
+    return phases
+
+
 def drop_scenes(phases: int = 8) -> list[Scene]:
     """The drop at ``phases`` landing phases ``phi = (k + 1/2) / phases``.
 
@@ -477,6 +485,7 @@ def drop_scenes(phases: int = 8) -> list[Scene]:
     margin is ``K h v0 + h^2 g_n K (K + 1) / 2 - phi h v_K``, with ``K = DROP_STEPS`` and
     ``v_K = v0 + K h g_n`` the speed the step ends with.
     """
+    phases = _phases(phases, "drop_scenes")
     K, h = DROP_STEPS, DT
     g_n = G * math.cos(math.radians(INCLINE_DEG))
     v_K = DROP_SPEED + K * h * g_n
@@ -493,6 +502,7 @@ def mid_step_scenes(phases: int = 8) -> list[Scene]:
     """The impact's capsule landing inside a step: it starts ``1 + (k + 1/2) / phases`` steps of its fall
     above the margin (no gravity), so its lower end reaches the margin a share ``(k + 1/2) / phases``
     into its second step."""
+    phases = _phases(phases, "mid_step_scenes")
     q_cap, reach = _tilted_capsule()
     out = []
     for k in range(phases):
@@ -582,7 +592,7 @@ def mid_step_landing(run: Any, phases: int = MID_STEP_PHASES) -> dict[str, np.nd
     with its start's velocity, and flies free after: its twist after the impact is
     :func:`inelastic_impact` at the start, at every step until its other end comes down. Returns per
     phase: ``phase`` (the share of the step at which it reaches the margin), ``normal_speed_error``
-    (|v.n - v*.n| / |v*.n|), ``spin_error`` (|w - w*| / |w*|), ``along_error`` (the largest change of
+    (``|v.n - v*.n| / |v*.n|``), ``spin_error`` (``|w - w*| / |w*|``), ``along_error`` (the largest change of
     the velocity along the floor, m/s) at step :data:`MID_STEP_COMPARE`; ``unconverged`` and
     ``touching`` (steps flagged up to it; MIME only, else zeros) and ``past`` (the deepest point past the
     margin over those steps, m; 0 if none).

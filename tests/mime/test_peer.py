@@ -69,6 +69,13 @@ def test_a_scene_refuses_bad_input_naming_the_argument(change, named):
         peer.SCENES["drop"].replace(**change)
 
 
+@pytest.mark.parametrize("family", [peer.drop_scenes, peer.mid_step_scenes])
+@pytest.mark.parametrize("phases", [0, 2.5, True])
+def test_a_family_of_landing_phases_refuses_a_count_that_is_not_whole(family, phases):
+    with pytest.raises(ValidationError, match="phases"):
+        family(phases)
+
+
 def test_the_mujoco_scene_refuses_a_moment_mujoco_would_not_hold():
     tiny = peer.Scene("dust", Sphere(1e-6), 1e-12, position=(0.0, 0.0, 1e-3))
     with pytest.raises(ValidationError, match="inertia"):

@@ -100,7 +100,7 @@ __all__ = [
 ]
 
 MARGIN = 1e-4
-"""The margin, m (``mm(0.1)``): MIME's contact setting, and the margin of the body's MuJoCo geom."""
+"""The margin in metres, ``mm(0.1)``, which is MIME's contact setting and the margin of the body's MuJoCo geom."""
 DT = 1e-3
 """The step of both engines, s."""
 G = 9.81
@@ -108,15 +108,15 @@ G = 9.81
 STEPS = 300
 """The steps of every scene (one count, so that MIME compiles one program per hull)."""
 TIMECONST_STEPS = 2.0
-"""MuJoCo's ``solref`` time constant, in steps: ``timeconst = 2 dt``, the smallest its ``refsafe`` flag keeps."""
+"""MuJoCo's ``solref`` time constant in steps, ``timeconst = 2 dt``, the smallest its ``refsafe`` flag keeps."""
 DAMPRATIO = 1.0
-"""MuJoCo's ``solref`` damping ratio: critical damping."""
+"""MuJoCo's ``solref`` damping ratio, 1 for critical damping."""
 IMPEDANCE = 0.9999
-"""MuJoCo's impedance ``d``, constant (``solimp = (d, d, ...)``): its largest allowed value, ``mjMAXIMP``."""
+"""MuJoCo's impedance ``d``, held constant by ``solimp = (d, d, ...)`` at its largest allowed value, ``mjMAXIMP``."""
 SOLVER_TOLERANCE = 1e-12
 """MuJoCo's Newton solver tolerance."""
 INCLINE_DEG = 20.0
-"""The incline's slope, degrees: the incline scenes tilt gravity by it about the world's y axis."""
+"""The floor's slope in degrees, a tilt about the world's y axis shared by every scene of the chapter."""
 
 
 def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
@@ -223,7 +223,7 @@ class Scene:
 
     @property
     def downhill(self) -> tuple[float, float, float]:
-        """The floor's direction of steepest descent (world): along the floor, towards -x."""
+        """The floor's direction of steepest descent in the world, along the floor and towards -x."""
         a = math.radians(self.slope_deg)
         return (-math.cos(a), 0.0, -math.sin(a))
 
@@ -371,11 +371,11 @@ def run_mujoco(scene: Scene, model: Any = None) -> Trajectory:
 # the scenes
 # ---------------------------------------------------------------------------------------
 BALL = Sphere(4e-4)
-"""The ball of the drop and the incline: 0.4 mm radius."""
+"""The ball of the drop, 0.4 mm in radius."""
 BOX = Box(6e-4, 4e-4, 3e-4)
 """The box of the free flight and the incline."""
 CAPSULE = Capsule(radius=2.5e-4, length=2.0e-3)
-"""The capsule of the free flight and the impacts: 2.5 mm long in all."""
+"""The capsule of the free flight and the impacts, 2.5 mm long in all."""
 MASS = 1e-6
 """Every body's mass, kg (1 mg)."""
 DROP_SPEED = 0.1
@@ -383,9 +383,10 @@ DROP_SPEED = 0.1
 TILT_DEG = 30.0
 """The capsule's axis above the floor in the impacts, degrees."""
 INSET = 1e-12
-"""How far inside the margin a touching start puts the lowest point, m (1e-8 of the margin): exactly at
-the margin, rounding of the start's height decides whether MuJoCo's distance is below its margin, and so
-whether it makes a contact at the first step."""
+"""How far inside the margin a touching start puts the lowest point, in metres (1e-8 of the margin).
+
+Exactly at the margin, rounding of the start's height decides whether MuJoCo's distance is below its
+margin, and so whether it makes a contact at the first step."""
 
 
 def _about_y(deg: float) -> tuple[float, float, float, float]:
@@ -578,8 +579,10 @@ def inelastic_impact(scene: Scene, orientation: Any, velocity: Any, angular_velo
 MID_STEP_PHASES = 8
 """How many landing phases the mid-step landing is run at."""
 MID_STEP_COMPARE = 7
-"""The step (0-based) whose twist is compared with the closed form: both engines have left the floor
-after the landing by then, and the capsule's other end has not yet come down."""
+"""The step, counted from 0, whose twist is compared with the closed form.
+
+Both engines have left the floor after the landing by then, and the capsule's other end has not
+yet come down."""
 KICK = 1e-3
 """A spin about an axis along the floor above this (rad/s) counts as a kick of the box on the incline."""
 

@@ -29,6 +29,7 @@ REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
+MUJOCO = "book/mime/mujoco.md"
 
 _BALL = "maddening/nodes/ball.py"
 _EVENTS = "skcomplex/engine/events.py"
@@ -38,6 +39,8 @@ _MODES = "maddening/analysis/contact_modes.py"
 _PROJECTION = "mime/interactions/_projection.py"
 _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
+_RIGID = "mime/nodes/rigid.py"
+_PEER = "mime/peer.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball ---------------------------------------------------------------------------------
@@ -181,6 +184,58 @@ FAULTS: tuple[Fault, ...] = (
           (Patch("mime/nodes/rigid.py", '            **doc["start"],\n        )',
                  '            **{k: v for k, v in doc["start"].items() if k != "angular_velocity"},\n        )'),),
           (REGISTRY,), ("registry_reload_reproduces_run",)),
+    # -- the outside witness: MIME against MuJoCo (book/mime/mujoco.md) ----------------------------------
+    # MIME's side: each a bug of the contact or the rigid step that a closed form on the page catches
+    Fault("contact_delassus_translation_only", "mujoco witness",
+          "The Delassus matrix keeps only the translation: the impulses ignore that a push off the centre also turns the body.",
+          (Patch(_PROJECTION, "    return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T", "    return (n @ n.T) * inv_m"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("contact_rule_restitution_half", "mujoco witness",
+          "The velocity rule bounces: a point the free step would carry past the margin leaves at half its approach speed.",
+          (Patch(_PROJECTION, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, hist",
+                 "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -0.5 * u_free, target)\n"
+                 "    active = jnp.isfinite(A.gap)\n    lam, u, hist"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("contact_margin_as_written", "mujoco witness",
+          "The plan takes the margin's number as written (0.1 for mm(0.1)) for metres: the margin is a thousand times too wide.",
+          (Patch(_CONTACT, 'margin = values["margin"].si(Length, argument="margin")', 'margin = values["margin"].value'),),
+          (MUJOCO,), ("mime_free_flight_centre",)),
+    Fault("contact_rows_transposed", "mujoco witness",
+          "The rows place a held body-frame point with R^T instead of R: the gap and normal are those of another point.",
+          (Patch(_PROJECTION, "    X = x + point @ R.T\n", "    X = x + point @ R\n"),),
+          (MUJOCO,), ("mime_rests_at_margin",)),
+    Fault("contact_impulse_along_world_z", "mujoco witness",
+          "The first pass applies its impulses along the world's z axis, not the surface's normal: right on a level floor only.",
+          (Patch(_PROJECTION, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
+                 "v1 = jnp.where(touch1, v_free + jnp.array([0.0, 0.0, 1.0]) * jnp.sum(lam) * inv_me, v_free)"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("rigid_gyroscopic_dropped", "mujoco witness",
+          "The free solve forgets the gyroscopic torque: a body spun off its principal axes keeps its spin unchanged.",
+          (Patch(_RIGID, "angular_velocity=w + dt * (tau_b + _gyro(I, w) - cr * w) / I_eff,",
+                 "angular_velocity=w + dt * (tau_b - cr * w) / I_eff,"),),
+          (MUJOCO,), ("mime_free_precession",)),
+    # MuJoCo's side: the scene set up wrongly, which the witness's own documented behaviour catches
+    Fault("peer_margin_on_both_geoms", "mujoco witness",
+          "The MuJoCo scene sets the margin in its default class, so the floor's geom has it too and MuJoCo adds the two.",
+          (Patch(_PEER, '    <geom condim="1" solref=', '    <geom condim="1" margin="{_f(scene.margin)}" solref='),),
+          (MUJOCO,), ("mujoco_pass_is_free_fall",)),
+    Fault("peer_timeconst_in_steps", "mujoco witness",
+          "The MuJoCo scene writes solref's time constant in steps (2) where MuJoCo reads seconds.",
+          (Patch(_PEER, 'solref="{_f(tc)} {_f(DAMPRATIO)}"', 'solref="{_f(TIMECONST_STEPS)} {_f(DAMPRATIO)}"'),),
+          (MUJOCO,), ("mujoco_push_back_documented",)),
+    Fault("peer_condim_default", "mujoco witness",
+          "The MuJoCo scene leaves condim at MuJoCo's default (3): its contact has friction where MIME's has none.",
+          (Patch(_PEER, '    <geom condim="1" solref=', '    <geom solref='),),
+          (MUJOCO,), ("mujoco_push_back_documented",)),
+    Fault("peer_free_joint_velocity_swapped", "mujoco witness",
+          "The MuJoCo scene writes the free joint's velocity angular part first: MuJoCo reads linear, then angular.",
+          (Patch(_PEER, "qvel = np.concatenate([scene.velocity, scene.angular_velocity])",
+                 "qvel = np.concatenate([scene.angular_velocity, scene.velocity])"),),
+          (MUJOCO,), ("mujoco_pass_is_free_fall",)),
+    Fault("peer_diagexact_off", "mujoco witness",
+          "The MuJoCo scene leaves the exact diagonal off: its contact softness comes from the body-based approximation.",
+          (Patch(_PEER, """<flag diagexact="{'enable' if diagexact else 'disable'}"/>""", '<flag diagexact="disable"/>'),),
+          (MUJOCO,), ("mujoco_impact_documented",)),
     # -- specbook -----------------------------------------------------------------------------------
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",

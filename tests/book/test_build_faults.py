@@ -158,7 +158,11 @@ def _killed(folder: Path, tmp: Path, sig: signal.Signals, *, stall: str | None =
     finally:
         _gone(process.pid)
     assert process.returncode != 0, "the build was not stopped"
-    return _clean(log.read_text())
+    output = _clean(log.read_text())
+    if sig == signal.SIGINT:  # Ctrl-C is a clean stop: the build says so, with no traceback
+        assert "Traceback (most recent call last)" not in output, output[-4000:]
+        assert "Interrupt" in output, output[-4000:]
+    return output
 
 
 def _claims(folder: Path) -> list[tuple]:

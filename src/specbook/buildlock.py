@@ -35,7 +35,7 @@ from typing import Any, TextIO
 
 from specbook import _atomic
 
-__all__ = ["ENVIRONMENT", "GAVE_UP", "LOCK_FILE", "LockTimeout", "build_lock", "main"]
+__all__ = ["DEFAULT_WAIT", "ENVIRONMENT", "GAVE_UP", "LOCK_FILE", "LockTimeout", "build_lock", "main"]
 
 LOCK_FILE = Path("_build") / ".specbook-build.lock"
 """The lock, relative to the book's root."""
@@ -43,7 +43,8 @@ ENVIRONMENT = "SPECBOOK_BUILD_LOCK"
 """The variable by which a lock's holder tells what it runs that the lock is already held: ``<lock>:<pid>``."""
 GAVE_UP = 75
 """The exit status when the wait ran out (``EX_TEMPFAIL``: try again later)."""
-_DEFAULT_WAIT = 3600.0
+DEFAULT_WAIT = 3600.0
+"""How long, in seconds, a build waits for the lock when ``SPECBOOK_LOCK_TIMEOUT`` is not set."""
 
 
 class LockTimeout(RuntimeError):
@@ -95,7 +96,7 @@ def _held_by_an_ancestor(lock: Path, environ: dict[str, str]) -> bool:
 def _wait_limit(environ: dict[str, str]) -> float:
     text = environ.get("SPECBOOK_LOCK_TIMEOUT", "").strip()
     if not text:
-        return _DEFAULT_WAIT
+        return DEFAULT_WAIT
     try:
         value = float(text)
     except ValueError:

@@ -70,11 +70,12 @@ def _database_problem(folder: Path) -> str | None:
     return None
 
 
-def _aside(folder: Path) -> Path:
+def _aside(folder: Path, *, fresh: bool = True) -> Path:
+    """The dated folder beside ``folder`` to set it, or a part of it (``fresh=False``), aside in."""
     stamp = time.strftime("%Y%m%d-%H%M%S")
     target = folder.with_name(f"{folder.name}{DAMAGED}{stamp}")
     count = 2
-    while target.exists():
+    while fresh and target.exists():
         target = folder.with_name(f"{folder.name}{DAMAGED}{stamp}-{count}")
         count += 1
     return target
@@ -148,7 +149,7 @@ def set_aside_notebook(cache, record, label: str, problem: str, *, out: TextIO |
     folder = _notebook_folder(cache, record)
     where = ""
     if folder.exists():
-        target = _aside(Path(cache.path)) / "executed" / record.hashkey
+        target = _aside(Path(cache.path), fresh=False) / "executed" / record.hashkey
         target.parent.mkdir(parents=True, exist_ok=True)
         os.rename(folder, target)
         where = f"; moved it aside to {_shown(target.parent.parent)}"

@@ -40,9 +40,9 @@ __all__ = ["DEFAULT_WAIT", "ENVIRONMENT", "GAVE_UP", "LOCK_FILE", "LockTimeout",
 LOCK_FILE = Path("_build") / ".specbook-build.lock"
 """The lock, relative to the book's root."""
 ENVIRONMENT = "SPECBOOK_BUILD_LOCK"
-"""The variable by which a lock's holder tells what it runs that the lock is already held: ``<lock>:<pid>``."""
+"""The variable by which a lock's holder tells what it runs that the lock is already held (``<lock>:<pid>``)."""
 GAVE_UP = 75
-"""The exit status when the wait ran out (``EX_TEMPFAIL``: try again later)."""
+"""The exit status when the wait ran out (``EX_TEMPFAIL``, try again later)."""
 DEFAULT_WAIT = 3600.0
 """How long, in seconds, a build waits for the lock when ``SPECBOOK_LOCK_TIMEOUT`` is not set."""
 

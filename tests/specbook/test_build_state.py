@@ -181,3 +181,13 @@ def test_a_failed_cell_is_named_by_its_page_line_and_number():
     assert failure.message().endswith("\nthe cell's report")
     unknown = _failure.describe("book/t.md", PAGE, None, RuntimeError("no kernel\nat all"), 5)
     assert unknown.headline == "book/t.md: the page could not run (RuntimeError: no kernel at all)"
+
+
+def test_the_execution_timeout_is_the_books(tmp_path):
+    from specbook.execute import timeout_of
+
+    assert timeout_of(tmp_path) == 600  # no _config.yml
+    (tmp_path / "_config.yml").write_text("execute:\n  timeout: 5\n")
+    assert timeout_of(tmp_path) == 5
+    (tmp_path / "_config.yml").write_text("execute:\n  timeout: 5\nsphinx:\n  config:\n    nb_execution_timeout: 7\n")
+    assert timeout_of(tmp_path) == 7  # as in the build, Sphinx's own setting wins

@@ -10,8 +10,13 @@ An :class:`Experiment` holds *things* (bodies, structures) and *attachments*
 
 Building resolves each entry's defaults by the profile's rules (see
 :mod:`mime.registry.profiles`), records their provenance in a
-:class:`~mime.registry.profiles.SettingsRecord`, and hands each entry's plan to the
-things it binds (the contact's confinement goes to ``body.attach_confinement``).
+:class:`~mime.registry.profiles.SettingsRecord`, and plans each attachment. The
+plans are data held by the :class:`BuiltExperiment`; no thing is changed by
+building. A body's step takes what its contacts planned as an input
+(:meth:`BuiltExperiment.step_inputs`): each plan says which of the body's inputs
+it feeds (``feeds``: ``body.confinement`` for a confinement's hold,
+``body.applied_wrench`` for the penalty rung's springs), as the rung's Requires
+row names it. Building twice from the same things gives equal results.
 
 **Saving.** :meth:`Experiment.save` writes a folder: a JSON document (sorted
 keys, indent 2, trailing newline) naming each entry by namespace, name and
@@ -96,12 +101,46 @@ class Planned:
 
 @dataclass(frozen=True)
 class BuiltExperiment:
-    """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates."""
+    """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates.
+
+    Attributes:
+        profile: the profile it was built under.
+        things: the things by id (the same objects the experiment holds, unchanged).
+        planned: each attachment's entry, bound objects and plan.
+        settings_record: the settings' provenance.
+    """
 
     profile: Profile
     things: Mapping[str, Any]
     planned: tuple[Planned, ...]
     settings_record: SettingsRecord
+
+    def deliveries(self, thing: Any) -> dict[str, tuple[Any, ...]]:
+        """What the plans feed ``thing``'s inputs: ``{input: (plan, ...)}``, in attachment order.
+
+        A plan feeds the input its ``feeds`` names (``body.confinement``,
+        ``body.applied_wrench``) of the thing bound to its entry's ``body`` role.
+        """
+        out: dict[str, tuple[Any, ...]] = {}
+        for p in self.planned:
+            feeds = getattr(p.planned, "feeds", None)
+            if feeds is None or not any(p.roles.get(r.name) is thing for r in p.entry.roles if r.binds == "body"):
+                continue
+            out[feeds] = out.get(feeds, ()) + (p.planned,)
+        return out
+
+    def confinement(self, thing: Any) -> Any:
+        """The confinement a contact planned for ``thing`` (``None`` when no contact holds it)."""
+        held = self.deliveries(thing).get("body.confinement", ())
+        return held[0] if held else None
+
+    def step_inputs(self, thing: Any, *, params: Mapping[str, Any] | None = None) -> Any:
+        """``thing.step_inputs(...)`` with what the plans feed it: the confinement's hold and the
+        wrench sources (``mime.nodes.rigid.StepInputs``)."""
+        delivered = self.deliveries(thing)
+        confinement = self.confinement(thing)
+        return thing.step_inputs(hold=None if confinement is None else confinement.hold,
+                                 wrenches=delivered.get("body.applied_wrench", ()), params=params)
 
 
 def _body_of(entry: Entry, objects: Mapping[str, Any]) -> list[Any]:
@@ -250,11 +289,9 @@ class Experiment:
     def build(self, profile: str | Profile | None = None) -> BuiltExperiment:
         """Resolve every entry's settings under ``profile`` and plan each attachment.
 
-        Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`.
-        Nothing is handed to the things unless every attachment resolves and plans. Built
-        again in the same profile with nothing added since, it returns the same build; in
-        another profile, or after a change, it takes back what the previous build handed
-        over (``entry.take_back``) before handing over the new plans.
+        Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`
+        and every plan; no thing is changed. Built again in the same profile with nothing
+        added since, it returns the same build (a cache: building afresh gives an equal one).
         """
         prof = get_profile(self.profile if profile is None else profile)
         if self._built is not None and self._built_at == self._changes and self._built.profile == prof:
@@ -267,16 +304,6 @@ class Experiment:
             plan = getattr(e, "plan", None)
             result = plan(profile=prof, **objects) if callable(plan) else None
             planned.append(Planned(e, objects, result))
-        if self._built is not None:
-            for p in self._built.planned:
-                take = getattr(p.entry, "take_back", None)
-                if callable(take):
-                    take(p.planned, **p.roles)
-            self._built = None
-        for p in planned:
-            hand = getattr(p.entry, "hand_over", None)
-            if callable(hand):
-                hand(p.planned, **p.roles)
         self._built = BuiltExperiment(
             profile=prof,
             things=self.things,

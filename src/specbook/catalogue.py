@@ -20,7 +20,9 @@ __all__ = ["FAULTS"]
 BALL = "book/maddening/ball.md"
 REFLECTION = "book/skcomplex/reflection.md"
 NOTE = "book/notes/contact-mode-stability.md"
-CONTACT = "book/mime/contact.md"
+NOTE_MODES = "book/notes/coupled-modes.md"
+NOTE_PENALTY = "book/notes/penalty-checks.md"
+CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
@@ -103,7 +105,7 @@ FAULTS: tuple[Fault, ...] = (
                            "body=body, surface=surface\n        )",
                  "from mime.interactions._centre import build_centre_confinement\n\n        "
                  "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)"),),
-          (CONTACT,), ("narrow_tube_040_keeps_margin",)),
+          (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin",)),
     Fault("contact_rule_elastic", "contact",
           "The velocity rule becomes elastic: a point that would pass the margin must leave at its approach speed.",
           (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
@@ -135,28 +137,28 @@ FAULTS: tuple[Fault, ...] = (
     Fault("delassus_total_mass", "stability note",
           "The Delassus matrix uses the body's mass alone for M (the rotation's inertia is lost).",
           (Patch(_MODES, "A = Jm @ np.linalg.solve(Mm, Jm.T)", "A = Jm @ Jm.T / Mm[0, 0]"),),
-          (NOTE,), ("cms_bar_A_diagonal",)),
+          (NOTE_MODES,), ("cms_bar_A_diagonal",)),
     Fault("coupled_modes_unsymmetrised", "stability note",
           "The modes are taken from A K, symmetrised, instead of K^1/2 A K^1/2: right for equal stiffnesses only.",
           (Patch(_MODES, "S = root[:, None] * A * root[None, :]", "S = A * (root * root)[None, :]"),),
-          (NOTE,), ("cms_uneq_similar",)),
+          (NOTE_MODES,), ("cms_uneq_similar",)),
     Fault("critical_step_lowest_mode", "stability note",
           "The critical step is taken from the lowest coupled mode instead of the highest.",
           (Patch(_MODES, "return limit / modes.highest", "return limit / modes.frequencies[0]"),),
-          (NOTE,), ("cms_bar_critical_step",)),
+          (NOTE_MODES,), ("cms_bar_critical_step",)),
     Fault("effective_mass_full_mass", "stability note",
           "The effective mass keeps only the translation: the full mass, whatever the contact's offset.",
           (Patch(_MODES, "a = float(delassus(Jm, M)[0, 0])", "a = float(delassus(Jm[:, :1], np.asarray(M)[:1, :1])[0, 0])"),),
-          (NOTE,), ("cms_bar_omega_independent",)),
+          (NOTE_MODES,), ("cms_bar_omega_independent",)),
     Fault("reduced_mass_wall_halved", "stability note",
           "Against a wall the reduced mass treats the wall as a second equal particle.",
           (Patch(_MODES, "    if math.isinf(m2):\n        return float(m1)", "    if math.isinf(m2):\n        return float(m1) / 2"),),
-          (NOTE,), ("cms_reduced_mass_wall",)),
+          (NOTE_MODES,), ("cms_reduced_mass_wall",)),
     Fault("penalty_half_stiffness", "stability note",
           "The penalty force is half the spring's (k/2 times the overlap, as in the energy).",
           (Patch("mime/interactions/_penalty.py", "spring = stiffness * overlap - damping * gap_rate",
                  "spring = 0.5 * stiffness * overlap - damping * gap_rate"),),
-          (NOTE,), ("cms_check_translation",)),
+          (NOTE_PENALTY,), ("cms_check_translation",)),
     # -- the registry -------------------------------------------------------------------------------
     Fault("registry_spacing_rule_min", "registry",
           "The default spacing takes the finer of the margin and the floor, not the coarser.",

@@ -113,7 +113,8 @@ def test_toc_pages_are_the_notebooks_with_code_in_reading_order(tmp_path):
 
 def test_the_books_own_pages_with_code_are_all_found():
     pages = {p.relative_to(ROOT).as_posix() for p in execute.toc_pages(ROOT)}
-    assert {"book/maddening/ball.md", "book/mime/contact.md", "book/notes/contact-mode-stability.md"} <= pages
+    assert {"book/maddening/ball.md", "book/mime/contact.md", "book/mime/contact-hold.md",
+            "book/notes/contact-mode-stability.md", "book/notes/penalty-checks.md"} <= pages
 
 
 def test_slowest_pages_go_first_and_pages_sharing_programs_after_their_leader(tmp_path):

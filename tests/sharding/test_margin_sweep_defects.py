@@ -10,7 +10,7 @@ The sweep (``mime.sweep.margin_sweep``, 128 random starts, the page's seed) find
 
 Each test asserts the guarantee; it fails today, and ``strict=True`` makes a fix
 visible (the xfail then passes and the suite says so). The page shows the same
-two rows (book/mime/contact.md, "The margin over many random starts").
+two rows (book/mime/contact-sweeps.md, "The margin over many random starts").
 """
 
 import pytest

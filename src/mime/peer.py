@@ -1,0 +1,540 @@
+"""One scene, two engines: MIME and MuJoCo built from the same declared numbers.
+
+A :class:`Scene` declares a rigid body (its hull kind, mass, principal inertia), its start
+(position, orientation, velocity, angular velocity) and the gravity it falls under, above a
+floor, the plane ``z = 0`` facing up. :func:`run_mime` holds it with MIME's contact
+(``Contact.Projection`` with the margin :data:`MARGIN`), run through the public
+``Experiment.run``; :func:`run_mujoco` builds the same scene as a MuJoCo model
+(:func:`mjcf`) and steps it with ``mujoco.mj_step``. Both return a :class:`Trajectory`, the
+state after each step in one set of conventions, which the two engines share: the position
+in metres (world), the orientation as a unit quaternion ``(w, x, y, z)`` taking the body's
+frame to the world's, the velocity in m/s (world) and the angular velocity in rad/s in the
+body's frame.
+
+The MuJoCo side is set up as its documentation asks for a fair comparison:
+
+- the margin is on the body's geom only: MuJoCo adds the margins of the two geoms of a
+  contact, so the floor's stays 0;
+- one contact dimension (``condim = 1``): the contact is frictionless, as MIME's is;
+- a constant impedance ``d`` (:data:`IMPEDANCE`, MuJoCo's largest), the reference set by
+  ``solref = (timeconst, dampratio)`` with ``timeconst`` :data:`TIMECONST_STEPS` steps (the
+  least its ``refsafe`` flag leaves alone) and ``dampratio = 1``;
+- the exact diagonal of the constraint-space inertia (the ``diagexact`` flag), so that a
+  single contact row follows the documented interpolation ``a = d a_ref + (1 - d) a_0``
+  exactly rather than through its body-based approximation;
+- the semi-implicit ``Euler`` integrator, the ``Newton`` solver to a tolerance of
+  :data:`SOLVER_TOLERANCE`, float64 throughout.
+
+Nothing of either engine is tuned to the other's result: every number comes from the scene
+and the constants here. ``mujoco`` is imported only by the functions that use it.
+
+>>> s = SCENES["drop"]
+>>> s.shape.radius, s.mass, s.margin
+(0.0004, 1e-06, 0.0001)
+>>> 'margin="0.0001"' in mjcf(s) and mjcf(s).count("margin=") == 1
+True
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field, replace
+from typing import Any, Mapping
+
+import numpy as np
+
+from mime.errors import ValidationError
+from mime.experiment import Experiment
+from mime.geometry import Box, Capsule, Hull, Sphere
+from mime.interactions import Contact
+from mime.nodes import ConstantLoad, RigidInertialNode
+from mime.scene import Plane
+from mime.units import m
+
+__all__ = [
+    "MARGIN",
+    "DT",
+    "G",
+    "STEPS",
+    "TIMECONST_STEPS",
+    "DAMPRATIO",
+    "IMPEDANCE",
+    "SOLVER_TOLERANCE",
+    "INCLINE_DEG",
+    "BALL",
+    "BOX",
+    "CAPSULE",
+    "MASS",
+    "DROP_SPEED",
+    "TILT_DEG",
+    "INSET",
+    "Scene",
+    "Trajectory",
+    "SCENES",
+    "on_floor",
+    "drop_scenes",
+    "mid_step_scenes",
+    "solid_inertia",
+    "mime_floor",
+    "mime_body",
+    "mime_experiment",
+    "run_mime",
+    "mjcf",
+    "mujoco_model",
+    "mujoco_start",
+    "run_mujoco",
+    "in_floor_frame",
+    "rotation_matrices",
+    "reach",
+    "lowest_point",
+    "lowest_gap",
+    "inelastic_impact",
+]
+
+MARGIN = 1e-4
+"""The margin, m (``mm(0.1)``): MIME's contact setting, and the margin of the body's MuJoCo geom."""
+DT = 1e-3
+"""The step of both engines, s."""
+G = 9.81
+"""The acceleration of gravity, m/s^2."""
+STEPS = 300
+"""The steps of every scene (one count, so that MIME compiles one program per hull)."""
+TIMECONST_STEPS = 2.0
+"""MuJoCo's ``solref`` time constant, in steps: ``timeconst = 2 dt``, the smallest its ``refsafe`` flag keeps."""
+DAMPRATIO = 1.0
+"""MuJoCo's ``solref`` damping ratio: critical damping."""
+IMPEDANCE = 0.9999
+"""MuJoCo's impedance ``d``, constant (``solimp = (d, d, ...)``): its largest allowed value, ``mjMAXIMP``."""
+SOLVER_TOLERANCE = 1e-12
+"""MuJoCo's Newton solver tolerance."""
+INCLINE_DEG = 20.0
+"""The incline's slope, degrees: the incline scenes tilt gravity by it about the world's y axis."""
+
+
+def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
+    """Principal moments of a uniform solid of ``mass`` kg, kg m^2: a ball ``2/5 m r^2``; a box
+    ``m (b^2 + c^2) / 12`` about each axis; a capsule as a cylinder of its whole length (the
+    number both engines are given; exactness is not needed, sameness is)."""
+    if isinstance(shape, Sphere):
+        i = 0.4 * mass * shape.radius**2
+        return (i, i, i)
+    if isinstance(shape, Box):
+        x, y, z = shape.x, shape.y, shape.z
+        return (mass * (y * y + z * z) / 12, mass * (x * x + z * z) / 12, mass * (x * x + y * y) / 12)
+    if isinstance(shape, Capsule):
+        r, length = shape.radius, shape.length + 2 * shape.radius
+        t = mass * (3 * r * r + length * length) / 12
+        return (t, t, mass * r * r / 2)
+    raise ValidationError(f"solid_inertia: shape = {shape!r} is not allowed; expected a Sphere, Box or Capsule")
+
+
+def _unit_quaternion(q: Any, where: str) -> tuple[float, float, float, float]:
+    a = np.asarray(q, dtype=float)
+    if a.shape != (4,) or not np.all(np.isfinite(a)) or abs(float(np.linalg.norm(a)) - 1.0) > 1e-12:
+        raise ValidationError(f"{where}: orientation = {q!r} is not allowed; expected a unit quaternion (w, x, y, z)")
+    return tuple(float(c) for c in a)
+
+
+def _vector(v: Any, name: str, where: str) -> tuple[float, float, float]:
+    a = np.asarray(v, dtype=float)
+    if a.shape != (3,) or not np.all(np.isfinite(a)):
+        raise ValidationError(f"{where}: {name} = {v!r} is not allowed; expected three finite numbers")
+    return tuple(float(c) for c in a)
+
+
+def rotation_matrices(q: np.ndarray) -> np.ndarray:
+    """``R(q)`` of unit quaternions ``(..., 4)`` ``(w, x, y, z)``, ``(..., 3, 3)``."""
+    q = np.asarray(q, dtype=float)
+    w, x, y, z = q[..., 0], q[..., 1], q[..., 2], q[..., 3]
+    return np.stack([
+        np.stack([1 - 2 * (y * y + z * z), 2 * (x * y - w * z), 2 * (x * z + w * y)], -1),
+        np.stack([2 * (x * y + w * z), 1 - 2 * (x * x + z * z), 2 * (y * z - w * x)], -1),
+        np.stack([2 * (x * z - w * y), 2 * (y * z + w * x), 1 - 2 * (x * x + y * y)], -1),
+    ], -2)
+
+
+@dataclass(frozen=True)
+class Scene:
+    """A body above the floor ``z = 0``, declared once for both engines.
+
+    Attributes:
+        name: What the scene is called.
+        shape: The hull: a ``Sphere``, ``Box`` or ``Capsule`` (the kinds both engines have).
+        mass: kg.
+        position: The centre's start, m (world).
+        orientation: The start, a unit quaternion ``(w, x, y, z)``, body to world.
+        velocity: m/s (world).
+        angular_velocity: rad/s (body frame).
+        gravity: The acceleration of gravity, m/s^2 (world).
+        slope_deg: The floor's tilt about the world's y axis, degrees: the floor is the plane
+            through the origin facing ``n = (-sin a, 0, cos a)``; it falls towards -x.
+        steps: How many steps of ``dt``.
+        margin: m. dt: s.
+    """
+
+    name: str
+    shape: Any
+    mass: float
+    position: tuple[float, float, float]
+    orientation: tuple[float, float, float, float] = (1.0, 0.0, 0.0, 0.0)
+    velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0)
+    gravity: tuple[float, float, float] = (0.0, 0.0, -G)
+    slope_deg: float = 0.0
+    steps: int = STEPS
+    margin: float = MARGIN
+    dt: float = DT
+
+    def __post_init__(self) -> None:
+        where = f"Scene {self.name!r}"
+        if not isinstance(self.shape, (Sphere, Box, Capsule)):
+            raise ValidationError(f"{where}: shape = {self.shape!r} is not allowed; expected a Sphere, Box or Capsule")
+        if isinstance(self.slope_deg, bool) or not isinstance(self.slope_deg, (int, float)) or not (
+                -90.0 < self.slope_deg < 90.0):
+            raise ValidationError(f"{where}: slope_deg = {self.slope_deg!r} is not allowed; expected degrees in (-90, 90)")
+        for name in ("mass", "margin", "dt"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+                raise ValidationError(f"{where}: {name} = {value!r} is not allowed; expected a finite number > 0")
+        if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
+            raise ValidationError(f"{where}: steps = {self.steps!r} is not allowed; expected a whole number of at least 1")
+        for name in ("position", "velocity", "angular_velocity", "gravity"):
+            object.__setattr__(self, name, _vector(getattr(self, name), name, where))
+        object.__setattr__(self, "orientation", _unit_quaternion(self.orientation, where))
+
+    @property
+    def inertia(self) -> tuple[float, float, float]:
+        """The principal moments both engines are given, kg m^2 (:func:`solid_inertia`)."""
+        return solid_inertia(self.shape, self.mass)
+
+    @property
+    def normal(self) -> tuple[float, float, float]:
+        """The floor's outward normal (world)."""
+        a = math.radians(self.slope_deg)
+        return (-math.sin(a), 0.0, math.cos(a))
+
+    @property
+    def downhill(self) -> tuple[float, float, float]:
+        """The floor's direction of steepest descent (world): along the floor, towards -x."""
+        a = math.radians(self.slope_deg)
+        return (-math.cos(a), 0.0, -math.sin(a))
+
+    def replace(self, **changes: Any) -> "Scene":
+        """This scene with ``changes`` (any of its fields)."""
+        return replace(self, **changes)
+
+
+@dataclass(frozen=True)
+class Trajectory:
+    """The state after each of a run's steps, ``(steps, ...)`` NumPy float64 arrays.
+
+    ``flags`` holds MIME's contact flags per step (``touching``, ``unconverged``, ...); a
+    MuJoCo run has ``contacts``, its count of active contacts at each step's start, instead.
+    """
+
+    position: np.ndarray
+    orientation: np.ndarray
+    velocity: np.ndarray
+    angular_velocity: np.ndarray
+    flags: Mapping[str, np.ndarray] = field(default_factory=dict)
+
+    @property
+    def steps(self) -> int:
+        return int(self.position.shape[0])
+
+
+# ---------------------------------------------------------------------------------------
+# MIME
+# ---------------------------------------------------------------------------------------
+def mime_floor(scene: Scene) -> Plane:
+    """The scene's floor for MIME: the plane through the origin facing ``scene.normal``."""
+    return Plane((0.0, 0.0, 0.0), scene.normal)
+
+
+def mime_body(scene: Scene) -> RigidInertialNode:
+    """The scene's body for MIME, its weight a constant force ``m g`` and no torque."""
+    weight = tuple(scene.mass * g for g in scene.gravity)
+    return RigidInertialNode(
+        Hull([scene.shape]), mass=scene.mass, inertia=scene.inertia, name=scene.name.replace(" ", "_"),
+        position=scene.position, orientation=scene.orientation, velocity=scene.velocity,
+        angular_velocity=scene.angular_velocity, force=ConstantLoad(weight), torque=ConstantLoad((0.0, 0.0, 0.0)),
+    )
+
+
+def mime_experiment(scene: Scene) -> tuple[Experiment, RigidInertialNode]:
+    """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``."""
+    body = mime_body(scene)
+    experiment = Experiment()
+    experiment.attach(Contact.Projection(margin=m(scene.margin)), body=body, surface=mime_floor(scene))
+    return experiment, body
+
+
+def run_mime(scene: Scene) -> Trajectory:
+    """Run the scene with MIME (``Experiment.run``, the exploratory profile)."""
+    experiment, _ = mime_experiment(scene)
+    record = experiment.run(dt=scene.dt, steps=scene.steps, profile="exploratory")
+    s = record.states
+    return Trajectory(s["position"], s["orientation"], s["velocity"], s["angular_velocity"], dict(record.flags))
+
+
+# ---------------------------------------------------------------------------------------
+# MuJoCo
+# ---------------------------------------------------------------------------------------
+def _f(x: float) -> str:
+    return repr(float(x))  # shortest text that reads back to the same double
+
+
+def _geom(shape: Any) -> str:
+    if isinstance(shape, Sphere):
+        return f'type="sphere" size="{_f(shape.radius)}"'
+    if isinstance(shape, Box):
+        return f'type="box" size="{_f(shape.x / 2)} {_f(shape.y / 2)} {_f(shape.z / 2)}"'
+    return f'type="capsule" size="{_f(shape.radius)} {_f(shape.length / 2)}"'
+
+
+def mjcf(scene: Scene, *, diagexact: bool = True) -> str:
+    """The scene as MuJoCo's XML (MJCF): the floor, and the body on a free joint at the origin
+    (its start is written into ``qpos`` and ``qvel`` by :func:`mujoco_start`). ``diagexact=False``
+    leaves MuJoCo's body-based approximation of the constraint-space diagonal (MJX has no exact one)."""
+    tc = TIMECONST_STEPS * scene.dt
+    d = IMPEDANCE
+    inertia = " ".join(_f(i) for i in scene.inertia)
+    if min(scene.inertia) <= 1e-15:  # MuJoCo's mjMINVAL: it refuses a smaller moment
+        raise ValidationError(
+            f"mjcf: scene {scene.name!r} inertia = {scene.inertia!r} is not allowed; MuJoCo needs every principal "
+            f"moment above 1e-15 kg m^2 (rescale the units)")
+    gravity = " ".join(_f(g) for g in scene.gravity)
+    floor_quat = " ".join(_f(c) for c in _about_y(-scene.slope_deg))  # the floor's z axis to its normal
+    return f"""<mujoco model="{scene.name}">
+  <option timestep="{_f(scene.dt)}" gravity="{gravity}" integrator="Euler" solver="Newton"
+          tolerance="{_f(SOLVER_TOLERANCE)}" iterations="100" ls_iterations="50">
+    <flag diagexact="{'enable' if diagexact else 'disable'}"/>
+  </option>
+  <default>
+    <geom condim="1" solref="{_f(tc)} {_f(DAMPRATIO)}" solimp="{_f(d)} {_f(d)} 0.001 0.5 2"/>
+  </default>
+  <worldbody>
+    <geom name="floor" type="plane" size="0 0 1" quat="{floor_quat}"/>
+    <body name="body">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="{_f(scene.mass)}" diaginertia="{inertia}"/>
+      <geom name="hull" {_geom(scene.shape)} margin="{_f(scene.margin)}"/>
+    </body>
+  </worldbody>
+</mujoco>
+"""
+
+
+def mujoco_model(scene: Scene, *, diagexact: bool = True) -> Any:
+    """The compiled ``mujoco.MjModel`` of :func:`mjcf`."""
+    import mujoco
+
+    return mujoco.MjModel.from_xml_string(mjcf(scene, diagexact=diagexact))
+
+
+def mujoco_start(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
+    """The scene's start as MuJoCo's free-joint ``(qpos, qvel)``: position and quaternion
+    (w, x, y, z); linear velocity (world) and angular velocity (body frame)."""
+    qpos = np.concatenate([scene.position, scene.orientation])
+    qvel = np.concatenate([scene.velocity, scene.angular_velocity])
+    return qpos, qvel
+
+
+def run_mujoco(scene: Scene, model: Any = None) -> Trajectory:
+    """Run the scene with MuJoCo, one ``mj_step`` at a time (``model``: a compiled model of it, to reuse)."""
+    import mujoco
+
+    model = mujoco_model(scene) if model is None else model
+    data = mujoco.MjData(model)
+    data.qpos[:], data.qvel[:] = mujoco_start(scene)
+    qpos = np.empty((scene.steps, 7))
+    qvel = np.empty((scene.steps, 6))
+    contacts = np.empty(scene.steps, dtype=int)
+    for k in range(scene.steps):
+        mujoco.mj_step(model, data)
+        qpos[k], qvel[k] = data.qpos, data.qvel
+        contacts[k] = data.ncon  # found at this step's start
+    return Trajectory(qpos[:, :3], qpos[:, 3:], qvel[:, :3], qvel[:, 3:], {"contacts": contacts})
+
+
+# ---------------------------------------------------------------------------------------
+# the scenes
+# ---------------------------------------------------------------------------------------
+BALL = Sphere(4e-4)
+"""The ball of the drop and the incline: 0.4 mm radius."""
+BOX = Box(6e-4, 4e-4, 3e-4)
+"""The box of the free flight and the incline."""
+CAPSULE = Capsule(radius=2.5e-4, length=2.0e-3)
+"""The capsule of the free flight and the impacts: 2.5 mm long in all."""
+MASS = 1e-6
+"""Every body's mass, kg (1 mg)."""
+DROP_SPEED = 0.1
+"""The speed the ball is dropped at and the capsule lands at, m/s."""
+TILT_DEG = 30.0
+"""The capsule's axis above the floor in the impacts, degrees."""
+INSET = 1e-12
+"""How far inside the margin a touching start puts the lowest point, m (1e-8 of the margin): exactly at
+the margin, rounding of the start's height decides whether MuJoCo's distance is below its margin, and so
+whether it makes a contact at the first step."""
+
+
+def _about_y(deg: float) -> tuple[float, float, float, float]:
+    a = math.radians(deg) / 2
+    return (math.cos(a), 0.0, math.sin(a), 0.0)
+
+
+def _tilted_capsule() -> tuple[tuple[float, ...], float]:
+    """The capsule's orientation (axis ``TILT_DEG`` above the floor, its lower end towards -x) and how far
+    its lowest point lies below its centre, m."""
+    q = _about_y(90.0 - TILT_DEG)  # body z (the axis) turned from vertical towards +x
+    reach = CAPSULE.length / 2 * math.sin(math.radians(TILT_DEG)) + CAPSULE.radius
+    return q, reach
+
+
+def _floor_frame(slope_deg: float) -> np.ndarray:
+    """The floor's frame in the world: columns ``(e1, e2, n)``, ``e1`` up the slope, ``n`` the normal."""
+    return rotation_matrices(np.asarray(_about_y(-slope_deg)))
+
+
+def on_floor(name: str, shape: Any, *, height: float, position: tuple[float, float] = (0.0, 0.0),
+             orientation: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0), velocity: tuple[float, float, float] = (0.0, 0.0, 0.0),
+             angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0), gravity: bool = True,
+             slope_deg: float = INCLINE_DEG) -> Scene:
+    """A scene declared in the floor's frame (``x`` up the slope, ``z`` along the floor's normal), as the world sees it.
+
+    ``height`` is the centre's distance from the floor (m), ``position`` its place along the floor,
+    ``orientation`` and ``velocity`` are in the floor's frame, ``angular_velocity`` in the body's;
+    ``gravity`` turns the world's ``(0, 0, -G)`` on or off. The mass is :data:`MASS`.
+    """
+    F = _floor_frame(slope_deg)
+    x = F @ np.array([position[0], position[1], height])
+    q = _compose(_about_y(-slope_deg), orientation)
+    v = F @ np.asarray(velocity, dtype=float)
+    return Scene(name, shape, MASS, position=tuple(x), orientation=q, velocity=tuple(v),
+                 angular_velocity=angular_velocity, gravity=(0.0, 0.0, -G if gravity else 0.0), slope_deg=slope_deg)
+
+
+def _compose(a: Any, b: Any) -> tuple[float, float, float, float]:
+    aw, ax, ay, az = a
+    bw, bx, by, bz = b
+    return (aw * bw - ax * bx - ay * by - az * bz, aw * bx + ax * bw + ay * bz - az * by,
+            aw * by - ax * bz + ay * bw + az * bx, aw * bz + ax * by - ay * bx + az * bw)
+
+
+def in_floor_frame(scene: Scene, trajectory: Trajectory) -> Trajectory:
+    """The trajectory seen from the floor: positions, velocities and orientations in the floor's frame
+    (``x`` up the slope, ``z`` along the normal); angular velocities stay in the body's frame."""
+    F = _floor_frame(scene.slope_deg)
+    back = np.asarray(_about_y(scene.slope_deg))
+    q = np.stack([_compose(back, qk) for qk in trajectory.orientation])
+    return Trajectory(trajectory.position @ F, q, trajectory.velocity @ F, trajectory.angular_velocity,
+                      dict(trajectory.flags))
+
+
+def _scenes() -> dict[str, Scene]:
+    q_cap, reach = _tilted_capsule()
+    touching = MARGIN - INSET
+    return {
+        # a box thrown off the floor and tumbling, clear of it all the way
+        "free box": on_floor("free box", BOX, height=0.02, velocity=(0.01, -0.02, 1.5),
+                             angular_velocity=(30.0, -20.0, 50.0)),
+        # the capsule thrown off the floor, spinning about an axis off its own: torque-free precession
+        "free capsule": on_floor("free capsule", CAPSULE, height=0.02, orientation=q_cap, velocity=(0.01, -0.02, 1.5),
+                                 angular_velocity=(20.0, 0.0, 60.0)),
+        # the tilted capsule touching the floor at its lower end, moving into it and sliding; no gravity
+        "impact": on_floor("impact", CAPSULE, height=reach + touching, orientation=q_cap,
+                           velocity=(0.02, 0.01, -DROP_SPEED), gravity=False),
+        # the ball dropped on to the floor at DROP_SPEED from a height its fall closes in about ten steps
+        "drop": on_floor("drop", BALL, height=BALL.radius + MARGIN + 10 * DROP_SPEED * DT, velocity=(0.0, 0.0, -DROP_SPEED),
+                         angular_velocity=(3.0, -2.0, 5.0)),
+        # the box lying on the floor, touching, sliding down from rest
+        "incline box": on_floor("incline box", BOX, height=BOX.z / 2 + touching),
+    }
+
+
+SCENES: dict[str, Scene] = _scenes()
+"""The chapter's scenes by name, each declared once for both engines, on one floor tilted by :data:`INCLINE_DEG`."""
+
+
+def drop_scenes(phases: int = 8) -> list[Scene]:
+    """The drop at ``phases`` landing phases: the ball starts ``10 + k / phases`` steps of its drop
+    speed higher than the margin, so that its fall crosses the margin at a different point of a step."""
+    out = []
+    for k in range(phases):
+        lift = (10 + k / phases) * DROP_SPEED * DT
+        out.append(on_floor(f"drop {k}", BALL, height=BALL.radius + MARGIN + lift, velocity=(0.0, 0.0, -DROP_SPEED),
+                            angular_velocity=(3.0, -2.0, 5.0)))
+    return out
+
+
+def mid_step_scenes(phases: int = 8) -> list[Scene]:
+    """The impact's capsule landing inside a step: it starts ``1 + (k + 1/2) / phases`` steps of its fall
+    above the margin (no gravity), so its lower end reaches the margin a share ``(k + 1/2) / phases``
+    into its second step."""
+    q_cap, reach = _tilted_capsule()
+    out = []
+    for k in range(phases):
+        lift = (1 + (k + 0.5) / phases) * DROP_SPEED * DT
+        out.append(on_floor(f"mid-step {k}", CAPSULE, height=reach + MARGIN + lift, orientation=q_cap,
+                            velocity=(0.02, 0.01, -DROP_SPEED), gravity=False))
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# measures that read neither engine's code
+# ---------------------------------------------------------------------------------------
+def reach(shape: Any, direction: np.ndarray) -> np.ndarray:
+    """How far the hull reaches from its centre along unit body-frame ``direction`` ``(..., 3)``, m:
+    its support function in closed form (a ball ``r``; a box ``(x|d1| + y|d2| + z|d3|)/2``; a capsule
+    ``r + L/2 |d3|``)."""
+    d = np.asarray(direction, dtype=float)
+    if isinstance(shape, Sphere):
+        return np.full(d.shape[:-1], shape.radius)
+    if isinstance(shape, Box):
+        return 0.5 * (shape.x * np.abs(d[..., 0]) + shape.y * np.abs(d[..., 1]) + shape.z * np.abs(d[..., 2]))
+    return shape.radius + shape.length / 2 * np.abs(d[..., 2])
+
+
+def lowest_gap(scene: Scene, trajectory: Trajectory) -> np.ndarray:
+    """Per step, how far the hull's lowest point lies beyond the margin, m (negative: past it), from the
+    hull's closed-form reach towards the floor at each pose (:func:`reach`)."""
+    n = np.asarray(scene.normal)
+    down = -np.einsum("kji,j->ki", rotation_matrices(trajectory.orientation), n)  # -R^T n, body frame
+    return trajectory.position @ n - reach(scene.shape, down) - scene.margin
+
+
+def lowest_point(shape: Any, down: np.ndarray) -> np.ndarray:
+    """The hull's point farthest along the unit body-frame direction ``down``, m (body frame): its
+    support point in closed form (a box's corner, a capsule's end ball's)."""
+    d = np.asarray(down, dtype=float)
+    if isinstance(shape, Sphere):
+        return shape.radius * d
+    if isinstance(shape, Box):
+        return 0.5 * np.array([shape.x, shape.y, shape.z]) * np.sign(d)
+    return np.array([0.0, 0.0, shape.length / 2 * np.sign(d[2])]) + shape.radius * d
+
+
+def inelastic_impact(scene: Scene, orientation: Any, velocity: Any, angular_velocity: Any,
+                     normal_speed: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+    """The twist just after a frictionless impact at the hull's lowest point, in closed form.
+
+    The body, at ``orientation`` with ``velocity`` (m/s, world) and ``angular_velocity`` (rad/s,
+    body frame), touches the floor at its lowest point ``p`` (lever ``r = R p`` from its centre,
+    floor normal ``n``). One impulse ``P >= 0`` along ``n`` at that point leaves it moving along
+    ``n`` at ``normal_speed`` (0: inelastic), and takes nothing along the floor:
+
+        A = 1/m + (r x n) . I_w^-1 (r x n),   P = max(normal_speed - n . (v + w x r), 0) / A,
+        v+ = v + P n / m,   w+ = w + I_w^-1 (r x n) P,   I_w^-1 = R diag(1/I) R^T.
+
+    Returns ``(v+, w+)``, ``w+`` in the body frame.
+    """
+    n = np.asarray(scene.normal)
+    R = rotation_matrices(np.asarray(orientation, dtype=float))
+    r = R @ lowest_point(scene.shape, -R.T @ n)
+    inv_I = R @ np.diag(1.0 / np.asarray(scene.inertia)) @ R.T
+    v = np.asarray(velocity, dtype=float)
+    w = R @ np.asarray(angular_velocity, dtype=float)
+    arm = np.cross(r, n)
+    A = 1.0 / scene.mass + arm @ inv_I @ arm
+    P = max(normal_speed - n @ (v + np.cross(w, r)), 0.0) / A
+    return v + P * n / scene.mass, R.T @ (w + inv_I @ arm * P)

@@ -24,6 +24,7 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
+from mime._numerics import is_zero_length
 from mime.errors import ValidationError
 from mime.document_kinds import document_kind
 
@@ -145,13 +146,15 @@ class InnerSurface(Surface):
         c = jnp.asarray(self.tube.centre, dtype=x.dtype)
         r = x - c
         radial = r - jnp.sum(r * a, axis=-1, keepdims=True) * a
-        rho2 = jnp.sum(radial * radial, axis=-1, keepdims=True)
-        on_axis = rho2 <= 0.0
-        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN)
+        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN). The
+        # guard is on the largest component, not on the squared length, which is subnormal for an
+        # offset below 1e-154 m and flushed to zero on a GPU: it decides alike on every backend.
+        on_axis = is_zero_length(radial, keepdims=True)
         perp = jnp.asarray(self.tube.perpendicular, dtype=x.dtype)
         safe = jnp.where(on_axis, perp, radial)
-        rho = jnp.sqrt(jnp.where(on_axis, 0.0, rho2))
-        e = safe / jnp.sqrt(jnp.sum(safe * safe, axis=-1, keepdims=True))
+        rho2 = jnp.sum(safe * safe, axis=-1, keepdims=True)
+        rho = jnp.where(on_axis, 0.0, jnp.sqrt(rho2))
+        e = safe / jnp.sqrt(rho2)
         return self.tube.radius - rho[..., 0], -e
 
     def __repr__(self) -> str:

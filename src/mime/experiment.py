@@ -47,7 +47,7 @@ from typing import Any, Mapping
 from mime import _experiment_io as io
 from mime._simulate import RunRecord, simulate
 from mime.document_kinds import KINDS, document_kind, kind_of, load_kind, register_kind
-from mime.errors import DocumentError, ValidationError
+from mime.errors import DocumentError, ValidationError, invalid
 from mime.registry import (
     REGISTRY,
     Entry,
@@ -183,9 +183,9 @@ class Experiment:
             return thing
         if name is not None:
             if not isinstance(name, str) or not name:
-                raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
+                raise invalid("name", name, "a non-empty string")
             if name in self._things:
-                raise ValidationError(f"name = {name!r} is not allowed; a thing of that name was added already")
+                raise invalid("name", name, "a name no thing of the experiment has yet")
             key = name
         else:
             own = getattr(thing, "name", None)
@@ -227,7 +227,7 @@ class Experiment:
         body that includes lubrication.
         """
         if not isinstance(entry, Entry):
-            raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry instance such as Contact.Projection(...)")
+            raise invalid("entry", entry, "an entry instance such as Contact.Projection(...)")
         where = entry.label()
         declared = [r.name for r in entry.roles]
         missing = [r for r in declared if r not in roles]
@@ -496,16 +496,14 @@ def _check_jsonable(doc: Any, where: str) -> None:
     if isinstance(doc, dict):
         for k, v in doc.items():
             if not isinstance(k, str):
-                raise ValidationError(f"{where}: key {k!r} is not allowed in a document; expected a string")
+                raise invalid("key", k, "a string (a document's keys are)", where=where)
             _check_jsonable(v, f"{where}.{k}")
     elif isinstance(doc, (list, tuple)):
         for i, v in enumerate(doc):
             _check_jsonable(v, f"{where}[{i}]")
     elif isinstance(doc, float):
         if doc != doc or doc in (float("inf"), float("-inf")):
-            raise ValidationError(f"{where} = {doc!r} is not allowed in a document; expected a finite number")
+            raise invalid(where, doc, "a finite number (a document holds no NaN or infinity)")
     elif not (doc is None or isinstance(doc, (str, int, bool))):
-        raise ValidationError(
-            f"{where} = {type(doc).__name__} is not allowed in a document; expected str, float, int, "
-            f"bool, None, lists or dicts (large arrays go in to_arrays)"
-        )
+        raise invalid(where, type(doc).__name__, "str, float, int, bool, None, lists or dicts in a document (large "
+                      "arrays go in to_arrays)")

@@ -81,6 +81,7 @@ class Sphere(Geometry):
     wall_maxima: ClassVar[int] = 1
     axisymmetric: ClassVar[bool] = True
     centred_point: ClassVar[bool] = True
+    hint_free: ClassVar[bool] = True
 
     def __init__(self, radius: float) -> None:
         self.radius = positive_length("radius", radius, where="Sphere")
@@ -114,6 +115,7 @@ class Ellipsoid(Geometry):
     kind: ClassVar[str] = "ellipsoid"
     has_support: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 1
+    hint_free: ClassVar[bool] = True
 
     def __init__(self, a: float, b: float, c: float) -> None:
         self.a = positive_length("a", a, where="Ellipsoid")

@@ -201,6 +201,8 @@ def build_confinement(
         projection_sweeps=projection_sweeps,
         any_support=bool(supported.any()),
         any_samples=bool((~supported).any()),
+        one_search=bool(len(hull.parts) == 1 and hull.parts[0].geometry.hint_free and surface.flat
+                        and supported.all() and (starts >= 1).all()),
     )
     report = BuildReport(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),

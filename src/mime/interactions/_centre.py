@@ -67,7 +67,8 @@ class CentreHold:
             h = self.choose(x, q)
             return h.normal, h.gap, h.lever
 
-        return SecondPass(rows=rows, points=again.point, refine=lambda x, q, points: points, size=1,
+        return SecondPass(rows=rows, points=again.point, refine=lambda x, q, points: points,
+                          refine_times=lambda x, q, points, times: points, size=1,
                           first_rows=lambda v: v, by_samples=again.by_samples, short=again.short)
 
 

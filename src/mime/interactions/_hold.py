@@ -25,8 +25,9 @@ each step:
   points; where any ends past the margin (beyond the band of ``CONTACT_ULPS``
   units in the last place), the pose is moved back by projected Gauss-Seidel on
   the linearised gaps with the body's mass and inertia, multipliers
-  ``mu_i >= 0`` (kg m), re-linearised ``PROJECTION_ITERATIONS`` times, and the
-  velocity into the surface at each projected point is removed (the *rule*).
+  ``mu_i >= 0`` (kg m), re-linearised up to ``PROJECTION_ITERATIONS`` times (stopping once an
+  iteration moves nothing), and the velocity into the surface at each projected point is
+  removed (the *rule*).
 
 Where nothing takes a force the step is the free body's, to the last bit: each
 correction is applied with a select, never by adding a zero (``-0.0 + 0.0`` is
@@ -70,7 +71,8 @@ SWEEPS = 24
 PROJECTION_SWEEPS = 24
 """The most sweeps of the projection after the step, per re-linearisation."""
 PROJECTION_ITERATIONS = 3
-"""How many times the projection re-linearises the held points' gaps at the pose it reached (a fixed count)."""
+"""The most times the projection re-linearises the held points' gaps at the pose it reached (it stops once an
+iteration moves nothing)."""
 REFINE = 8
 """Against a curved wall, how many times each projection iteration searches the second pass's points again."""
 CONTACT_ULPS = 16
@@ -131,7 +133,8 @@ class SecondPass(NamedTuple):
     """How a hold's second pass holds its points (built while tracing; not a pytree).
 
     ``rows(x, q, points)`` gives ``(normal, gap, lever)`` of the second pass's rows at the pose;
-    ``points`` are the second pass's own points to refine as the pose turns (``refine``);
+    ``points`` are the second pass's own points to refine as the pose turns (``refine``, once per
+    re-linearisation; ``refine_times(x, q, points, k)`` for ``k`` of them at one pose);
     ``size`` the rows' count; ``first_rows(v)`` spreads a first-pass ``(k,)`` vector over them;
     ``by_samples``, ``short`` the rows' flags.
     """
@@ -139,6 +142,7 @@ class SecondPass(NamedTuple):
     rows: Callable[[Array, Array, Array], tuple[Array, Array, Array]]
     points: Array
     refine: Callable[[Array, Array, Array], Array]
+    refine_times: Callable[[Array, Array, Array, Array], Array]
     size: int
     first_rows: Callable[[Array], Array]
     by_samples: Array
@@ -181,13 +185,16 @@ def first_pass(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
 
 
 class _Projected(NamedTuple):
-    """The projection's carry: the pose so far, the summed multipliers (kg m), whether any
-    iteration moved the pose, and the second pass's points searched again as it turns."""
+    """The projection's carry: how many iterations ran, the pose so far, the summed multipliers
+    (kg m), whether any iteration moved the pose and whether the last did, and the second pass's
+    points searched again as it turns."""
 
+    iteration: Array
     position: Array
     orientation: Array
     push: Array
     projected: Array
+    moved: Array
     points: Array
 
 
@@ -212,8 +219,13 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
     second = hold.second_pass(A, hold.choose(x1, q1))
     inv_m, inv_I = 1.0 / free.mass, 1.0 / free.inertia
 
-    def project(_: Array, carry: _Projected) -> _Projected:
-        xx, qq, mu_sum, any_projected, pB = carry
+    def more(carry: _Projected) -> Array:
+        # an iteration that moved nothing leaves the pose as it was: the next would only search the
+        # second pass's points again there (done below), so the re-linearisations stop
+        return (carry.iteration < PROJECTION_ITERATIONS) & ((carry.iteration == 0) | carry.moved)
+
+    def project(carry: _Projected) -> _Projected:
+        k, xx, qq, mu_sum, any_projected, _, pB = carry
         # the second pass's support points follow the body's own deepest point as the projection turns it
         pB = second.refine(xx, qq, pB)
         n2, g2, l2 = second.rows(xx, qq, pB)
@@ -223,13 +235,14 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
         go = past & jnp.any(mu > 0)
         xp = xx + (n2.T @ mu) * inv_m
         qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
-        return _Projected(jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0),
-                          any_projected | go, pB)
+        return _Projected(k + 1, jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0),
+                          any_projected | go, go, pB)
 
-    x2, q2, mu, projected, pB = jax.lax.fori_loop(
-        0, PROJECTION_ITERATIONS, project,
-        _Projected(x1, q1, jnp.zeros(second.size, x.dtype), jnp.array(False), second.points),
-    )
+    start = _Projected(jnp.zeros((), jnp.int32), x1, q1, jnp.zeros(second.size, x.dtype), jnp.array(False),
+                       jnp.array(False), second.points)
+    ran, x2, q2, mu, projected, _, pB = jax.lax.while_loop(more, project, start)
+    # the searches the stopped iterations would have made, at the pose they would have left as it was
+    pB = second.refine_times(x2, q2, pB, PROJECTION_ITERATIONS - ran)
     n2, g2, l2 = second.rows(x2, q2, pB)
     K2 = gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed
@@ -300,7 +313,10 @@ class HullHold:
     Static (they key the compilation): ``surface``; ``parts``, each ``(kind, position,
     orientation)``; ``lever_masks``, one ``(3,)`` per part; ``k_max``, the most starts of
     any group; ``sweeps`` and ``projection_sweeps``; ``any_support`` and ``any_samples``,
-    whether some part answers the support query and whether some does not.
+    whether some part answers the support query and whether some does not; ``one_search``,
+    whether every group's search reaches one and the same point (one part whose support
+    ignores its start, every group with a start, a flat surface), so that it is searched once
+    and the samples are not scanned (the same point, to the last bit).
     """
 
     margin: Array
@@ -320,6 +336,7 @@ class HullHold:
     projection_sweeps: int = static(default=PROJECTION_SWEEPS)
     any_support: bool = static(default=False)
     any_samples: bool = static(default=False)
+    one_search: bool = static(default=False)
 
     reads_orientation = True
     """The hold reads the body's orientation."""
@@ -346,6 +363,8 @@ class HullHold:
 
     def choose(self, x: Array, q: Array) -> Held:
         """Each group's held point at the pose ``(x, q)`` (see the module's docstring)."""
+        if self.one_search:
+            return self._choose_once(x, q)
         S, valid, sup, part = self.samples, self.valid, self.supported, self.part
         R = rotation.matrix(q)
         X = x + S @ R.T
@@ -421,6 +440,20 @@ class HullHold:
         n, g, lever = self.rows_at(x, q, point, mask)
         return Held(point, n, g, lever, mask, held_part, supported_pt, by_samples, short)
 
+    def _choose_once(self, x: Array, q: Array) -> Held:
+        """:meth:`choose` where every group's search reaches one point (``one_search``): the flat
+        surface's normal is the same at every start and the support ignores the start, so the
+        point is searched once, at the part's origin, and held by every group."""
+        R = rotation.matrix(q)
+        _, n0 = self.surface.distance_and_normal(x)
+        pt, _ = self.support(jnp.zeros((), jnp.int32), -(R.T @ n0), jnp.zeros(3, x.dtype))
+        masks = jnp.asarray(np.array(self.lever_masks), dtype=x.dtype)
+        point = jnp.broadcast_to(pt, (GROUPS, 3))
+        mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
+        n, g, lever = self.rows_at(x, q, point, mask)
+        yes, no = jnp.ones(GROUPS, bool), jnp.zeros(GROUPS, bool)
+        return Held(point, n, g, lever, mask, jnp.zeros(GROUPS, self.part.dtype), yes, no, no)
+
     def refine(self, x: Array, q: Array, held: Held, points: Array, iterations: int) -> Array:
         """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay).
 
@@ -432,6 +465,10 @@ class HullHold:
             return points
         R = rotation.matrix(q)
         surface = self.surface
+        if self.one_search:  # every point's search lands on the one support point (see choose)
+            _, n0 = surface.distance_and_normal(x)
+            pt, _ = self.support(jnp.zeros((), jnp.int32), -(R.T @ n0), jnp.zeros(3, x.dtype))
+            return jnp.broadcast_to(pt, points.shape)
 
         def one(p: Array, part: Array, ok: Array) -> Array:
             _, n0 = surface.distance_and_normal(x + R @ p)
@@ -451,10 +488,16 @@ class HullHold:
         def rows(x: Array, q: Array, points: Array) -> tuple[Array, Array, Array]:
             return self.rows_at(x, q, jnp.concatenate([first.point, points]), masks)
 
+        def refine_times(x: Array, q: Array, points: Array, times: Array) -> Array:
+            if self.one_search or not self.any_support:
+                return points  # the search at a pose ignores where it starts: again, it lands where it did
+            return self.refine(x, q, again, points, times * iterations)
+
         return SecondPass(
             rows=rows,
             points=again.point,
             refine=lambda x, q, points: self.refine(x, q, again, points, iterations),
+            refine_times=refine_times,
             size=2 * GROUPS,
             first_rows=lambda v: jnp.concatenate([v, jnp.zeros(again.gap.shape, bool)]),
             by_samples=jnp.concatenate([first.by_samples, again.by_samples]),

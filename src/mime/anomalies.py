@@ -281,7 +281,7 @@ RECORDS = (
         ),
         affects=(
             "mime.interactions.contact.Contact",
-            "mime.interactions.HullHold.choose",
+            "mime.interactions._hold.HullHold.choose",
             "mime.interactions._previous.CentreContact",
         ),
         status="open",
@@ -305,7 +305,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-134",
         title="A group's search starts are counted for a flat wall; against a tube a group can hold more unordered places",
-        affects=("mime.interactions._build.build_confinement", "mime.interactions.HullHold.choose"),
+        affects=("mime.interactions._build.build_confinement", "mime.interactions._hold.HullHold.choose"),
         status="open",
         resolved_in=None,
         pinned_by=f"{_TESTS}::test_a_groups_starts_cover_its_places_against_a_curved_wall",
@@ -326,7 +326,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-135",
         title="0.3.0's search held a point only where its search converged (resolved in 0.4.0)",
-        affects=("mime.interactions.HullHold.choose", "mime.geometry.screw.Screw.support_near"),
+        affects=("mime.interactions._hold.HullHold.choose", "mime.geometry.screw.Screw.support_near"),
         status="resolved",
         resolved_in="0.4.0",
         pinned_by=f"{_TESTS}::test_a_group_whose_search_does_not_converge_holds_its_nearest_sample_and_flags_it",

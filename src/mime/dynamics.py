@@ -13,7 +13,7 @@ experiment gives it to the body's step as an input, so the body's code never
 names a contact, and a further contact entry needs no change to it.
 
 Every class here is a frozen dataclass registered as a JAX pytree
-(:mod:`mime._pytree`): it passes through ``jit``, ``vmap`` and ``lax.scan``, and a
+(``mime._pytree``): it passes through ``jit``, ``vmap`` and ``lax.scan``, and a
 scan stacks each field over the steps (a leading axis).
 
 >>> import jax.numpy as jnp
@@ -142,9 +142,9 @@ REPORT_FIELDS: tuple[str, ...] = (
     "touching", "unconverged", "held_by_samples", "support_short",
     "contact_residual", "contact_impulse", "contact_push", "contact_point", "contact_gap",
 )
-"""The report's fields: the flags, then the contact's measures."""
+"""The report's fields, the flags and then the contact's measures."""
 FLAGS: tuple[str, ...] = REPORT_FIELDS[:4]
-"""The contact flags a run records per step: ``touching``, ``unconverged``, ``held_by_samples``, ``support_short``."""
+"""The contact flags a run records per step (``touching``, ``unconverged``, ``held_by_samples``, ``support_short``)."""
 
 
 class Hold(Protocol):

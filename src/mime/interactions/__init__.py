@@ -4,9 +4,10 @@ A script that writes ``Contact`` gets the current version; a saved document
 that names a kept version loads that version's class from the registry.
 
 A contact's plan builds typed data the body's step takes as an input: the
-projection rung a :class:`Confinement` (its ``hold``, a :class:`HullHold` or a
-:class:`CentreHold`, is ``StepInputs.hold``), the penalty rung a
-:class:`PenaltyPlan` (among ``StepInputs.wrenches``). The numerics are private
+projection rung a :class:`~mime.interactions.confinement.Confinement` (its ``hold``, a
+:class:`~mime.interactions._hold.HullHold` or a :class:`~mime.interactions._centre.CentreHold`, is
+``StepInputs.hold``), the penalty rung a :class:`~mime.interactions._penalty.PenaltyPlan` (among
+``StepInputs.wrenches``). The numerics are private
 modules, one idea each: ``_build`` (sampling, groups, starts), ``_solve`` (the
 Delassus matrix, projected Gauss-Seidel, its residual), ``_hold`` (choosing the
 points, the two passes, the rule), ``_centre`` (0.1.0's centre hold) and

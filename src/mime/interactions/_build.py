@@ -12,7 +12,7 @@ Built once per plan (``build_confinement``):
 3. the groups are padded to a power of two of rows, so hulls of similar sizes share
    a compiled step.
 
-The result is a :class:`~mime.interactions.Confinement` whose hold is a
+The result is a :class:`~mime.interactions.confinement.Confinement` whose hold is a
 :class:`~mime.interactions._hold.HullHold`. A body with no hull is held as a ball of
 its declared extent about its centre (``mime.interactions._centre.CentreHold``).
 """

@@ -95,7 +95,7 @@ class CentreContact(Interaction):
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
         """Build the centre confinement (``mime.interactions._centre.build_centre_confinement``): a
-        :class:`~mime.interactions.Confinement` whose hold the body's step takes; the body is left as it was."""
+        :class:`~mime.interactions.confinement.Confinement` whose hold the body's step takes; the body is left as it was."""
         roles = {"body": body, "surface": surface}
         self.declared_rung(self["rung"]).check(roles, where=self.label())
         values = {r.name: r.value for r in resolve_settings(self, profile, roles)}

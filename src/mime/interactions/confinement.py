@@ -3,7 +3,7 @@
 ``Contact.plan`` (and ``CentreContact.plan``) return a ``Confinement``: the entry's
 settings as built, the build's :class:`BuildReport`, and the ``hold``, the pytree
 the body's step takes as its input (``StepInputs.hold``; a
-:class:`~mime.interactions.HullHold` or a :class:`~mime.interactions.CentreHold`).
+:class:`~mime.interactions._hold.HullHold` or a :class:`~mime.interactions._centre.CentreHold`).
 The built experiment hands it to the body's step (``BuiltExperiment.step_inputs``);
 nothing is attached to the body, so building twice gives the same result.
 

@@ -497,7 +497,7 @@ class Contact(Interaction):
 
         Checks the rung's Requires row, resolves the settings under ``profile`` and
         converts them to SI floats for the physics: the projection rung's
-        :class:`~mime.interactions.Confinement` (``mime.interactions._build.build_confinement``),
+        :class:`~mime.interactions.confinement.Confinement` (``mime.interactions._build.build_confinement``),
         whose hold the step takes as ``StepInputs.hold``, or the penalty rung's springs
         (``mime.interactions._penalty.plan_penalty``), which it takes among ``StepInputs.wrenches``.
         """

@@ -175,13 +175,13 @@ class RigidInertialNode(Node):
         "velocity": Vector("3 finite numbers", n=3),
         "angular_velocity": Vector("3 finite numbers", n=3),
     }
-    """What each argument accepts, declared once: the constructor and the injected parameters are checked by it."""
+    """What each argument accepts, declared once; the constructor and the injected parameters are checked by it."""
 
     projects_confinement: ClassVar[bool] = True
     """The dynamics holds a confinement in its own step (the projection rung's Requires row)."""
     accepts: ClassVar[tuple[str, ...]] = ("body.confinement", "body.applied_wrench")
-    """Which inputs this dynamics takes: a contact's confinement (its hold, :attr:`StepInputs.hold`; the
-    projection rung) and loads added to its applied wrench (:attr:`StepInputs.wrenches`; the penalty rung)."""
+    """Which inputs this dynamics takes, a contact's confinement (its hold, ``StepInputs.hold``, the
+    projection rung) and loads added to its applied wrench (``StepInputs.wrenches``, the penalty rung)."""
 
     def __init__(
         self,
@@ -239,7 +239,7 @@ class RigidInertialNode(Node):
 
     def step_inputs(self, *, hold: Hold | None = None, wrenches: tuple[Any, ...] = (),
                     params: Mapping[str, Any] | None = None) -> StepInputs:
-        """What :func:`step` reads besides the state: this body's parameters and loads, with ``hold``
+        """What ``mime.nodes.rigid.step`` reads besides the state: this body's parameters and loads, with ``hold``
         (``None``: :class:`~mime.dynamics.FreeFlight`) and the ``wrenches`` a contact delivers.
 
         ``params`` are injected over the node's own, as in :meth:`update`. A built experiment
@@ -255,7 +255,7 @@ class RigidInertialNode(Node):
         dt: float,
         params: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
-        """One step of ``dt`` s of the free body (a held body steps through :func:`step` with its hold).
+        """One step of ``dt`` s of the free body (a held body steps through ``mime.nodes.rigid.step`` with its hold).
 
         A concrete ``dt`` that is not a finite number > 0, a ``state`` without exactly the
         node's fields or with an entry that is not a finite float array of its shape, or a

@@ -2,8 +2,10 @@
 #   make book              build the whole book strictly (warnings are errors), re-running only the
 #                          pages whose execution key changed
 #   make test              unit tests + doctests + every page under nbval, then the fault catalogue
-#                          (python -m specbook.faults), then the strict build, then the built book in
-#                          a real browser (Debian's Chromium, installed if missing)
+#                          (python -m specbook.faults: each fault over its pages in record mode, runs
+#                          kept while current), then the strict build (the ledger gets the kill matrix),
+#                          then the kill gate (every claim broken by a fault: KILL_GATE), then the built
+#                          book in a real browser (Debian's Chromium, installed if missing)
 #   make page PAGE=book/x.md   run one page (if its key changed; FORCE=1 always) and name the claim that failed
 
 PYTHON  ?= python3
@@ -21,6 +23,10 @@ JAX_CACHE_ENV := JAX_COMPILATION_CACHE_DIR="$${JAX_COMPILATION_CACHE_DIR-$(CURDI
   JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="$${JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS-0}" \
   JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES="$${JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES--1}"
 SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)
+# The kill gate after the build (python -m specbook.faults --gate): `report` prints every claim that no
+# fault breaks and every mislabelled source, and passes; `strict` fails on any. It stays `report` until
+# every claim of the book has a killer; then the lead switches it to `strict` for good.
+KILL_GATE ?= report
 
 .PHONY: book test page setup clean chromium
 
@@ -64,6 +70,7 @@ test: $(STAMP) chromium
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
 	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2
 	$(MAKE) --no-print-directory book
+	$(BIN)/python -m specbook.faults --gate $(KILL_GATE)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 
 # One page, in this process: re-run when its key changed (FORCE=1: always), stop at the first

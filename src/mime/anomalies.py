@@ -12,6 +12,8 @@ figures of one record runs its scenarios once.
 ['open', 'open', 'resolved', 'resolved']
 >>> [get(i).status for i in ("MIME-ANO-137", "MIME-ANO-138")]
 ['open', 'open']
+>>> [get(i).status for i in ("MIME-ANO-139", "MIME-ANO-140")]
+['open', 'open']
 """
 
 from __future__ import annotations
@@ -34,12 +36,15 @@ __all__ = [
     "measure_131",
     "measure_134",
     "measure_136",
+    "measure_139",
+    "measure_140",
     "curved_wall_places",
     "second_pass_catches",
 ]
 
 _TESTS = "tests/mime/test_mime_anomalies.py"
 _SWEEP_TESTS = "tests/sharding/test_margin_sweep_defects.py"
+_PEER_TESTS = "tests/mime/test_peer.py"
 
 SCREW_SPACINGS = (1.5e-4, 1.0e-4)
 """The spacings (m) at which MIME-ANO-131 spins the screw held by its support on the floor."""
@@ -270,6 +275,44 @@ def measure_136() -> dict[str, float]:
 
 
 # ---------------------------------------------------------------------------------------
+# MIME-ANO-139 and MIME-ANO-140: found by the outside witness (mime.peer, the chapter against MuJoCo)
+# ---------------------------------------------------------------------------------------
+@lru_cache(maxsize=None)
+def _mid_step() -> dict[str, float]:
+    from mime import peer
+
+    r = peer.mid_step_landing(peer.run_mime)
+    return {
+        "phases": float(len(r["phase"])),
+        "normal_speed_error_most": float(r["normal_speed_error"].max()),
+        "spin_error_most": float(r["spin_error"].max()),
+        "normal_speed_error_least": float(r["normal_speed_error"].min()),
+        "steps_flagged_unconverged": float(r["unconverged"].sum()),
+    }
+
+
+def measure_139() -> dict[str, float]:
+    """MIME-ANO-139's figures, measured now: the tilted capsule landing inside a step, at
+    ``mime.peer.MID_STEP_PHASES`` phases, against the closed form of its inelastic impact."""
+    return dict(_mid_step())
+
+
+@lru_cache(maxsize=None)
+def _incline_box() -> dict[str, float]:
+    from mime import peer
+
+    scene = peer.SCENES["incline box"]
+    out = {"steps": float(scene.steps)}
+    out.update(peer.spin_kicks(peer.run_mime(scene)))
+    return out
+
+
+def measure_140() -> dict[str, float]:
+    """MIME-ANO-140's figures, measured now: the box sliding down the frictionless incline."""
+    return dict(_incline_box())
+
+
+# ---------------------------------------------------------------------------------------
 # the records
 # ---------------------------------------------------------------------------------------
 RECORDS = (
@@ -390,6 +433,46 @@ RECORDS = (
             "next step holds that point before it moves, so the margin is kept, but the velocity the "
             "step reports has a held point moving into the surface, against the inelastic rule."
         ),
+    ),
+    anomalies.Anomaly(
+        id="MIME-ANO-139",
+        title="A landing inside a step splits the impact over two poses: the twist after it misses the inelastic closed form",
+        affects=("mime.interactions._hold.first_pass", "mime.interactions._hold.two_passes"),
+        status="open",
+        resolved_in=None,
+        pinned_by=f"{_PEER_TESTS}::test_a_capsule_landing_inside_a_step_leaves_with_the_closed_form_twist",
+        summary=(
+            "Found by running the chapter's scenes beside MuJoCo (mime.peer). Condition: a body whose impact "
+            "turns it (the 2.5 mm capsule tilted 30 degrees, landing on one end at 0.1 m/s, no gravity) "
+            "reaches the margin inside a step rather than at a step's start. The first pass only slows the "
+            "point to close its gap within the step, so it arrives moving in; the next step removes the rest "
+            "at the pose the first impulse has already turned, with a different lever. The twist after the "
+            "impact then differs from the frictionless inelastic closed form, the more the earlier in the "
+            "step the landing falls (the figures give the worst of the phases tried, relative to the closed "
+            "form's normal speed and spin). The margin is kept, and nothing flags it: the steps are "
+            "touching and converged. A landing at a step's start is exact (the chapter's impact claim)."
+        ),
+        measure=measure_139,
+    ),
+    anomalies.Anomaly(
+        id="MIME-ANO-140",
+        title="A box sliding flat down a frictionless incline takes one-step spin kicks",
+        affects=("mime.interactions._hold.first_pass", "mime.interactions._solve.solve"),
+        status="open",
+        resolved_in=None,
+        pinned_by=f"{_PEER_TESTS}::test_a_box_sliding_down_a_frictionless_incline_never_spins",
+        summary=(
+            "Found by running the chapter's scenes beside MuJoCo (mime.peer). Condition: the 0.6 x 0.4 x 0.3 mm, "
+            "1 mg box lying flat on a 20 degree frictionless plane, touching, sliding from rest, at the "
+            "default spacing. A frictionless floor gives it no torque about its centre of mass, so it "
+            "should never turn; it is held at its four lowest samples, whose rows are four on three "
+            "degrees of freedom, and on some steps the fixed sweeps stop short and leave a spin about an "
+            "axis along the floor, which the next steps take back. Size: the figures count the kicks "
+            "above mime.peer.KICK rad/s and give the largest spin. What flags it: unconverged, raised on "
+            "the step each kick starts (the figures count those). The along-slope motion stays exact, "
+            "and so does the margin; MuJoCo on the same scene keeps the spin at rounding."
+        ),
+        measure=measure_140,
     ),
 )
 

@@ -2,7 +2,9 @@
 
 A :class:`Scene` declares a rigid body (its hull kind, mass, principal inertia), its start
 (position, orientation, velocity, angular velocity) and the gravity it falls under, above a
-floor, the plane ``z = 0`` facing up. :func:`run_mime` holds it with MIME's contact
+floor: the plane through the origin, tilted ``slope_deg`` about the world's y axis (every scene
+of the chapter stands on one floor tilted :data:`INCLINE_DEG`; :func:`on_floor` declares a scene
+in the floor's own frame). :func:`run_mime` holds it with MIME's contact
 (``Contact.Projection`` with the margin :data:`MARGIN`), run through the public
 ``Experiment.run``; :func:`run_mujoco` builds the same scene as a MuJoCo model
 (:func:`mjcf`) and steps it with ``mujoco.mj_step``. Both return a :class:`Trajectory`, the
@@ -49,7 +51,7 @@ from mime.geometry import Box, Capsule, Hull, Sphere
 from mime.interactions import Contact
 from mime.nodes import ConstantLoad, RigidInertialNode
 from mime.scene import Plane
-from mime.units import m
+from mime.units import mm
 
 __all__ = [
     "MARGIN",
@@ -72,6 +74,7 @@ __all__ = [
     "Trajectory",
     "SCENES",
     "on_floor",
+    "DROP_STEPS",
     "drop_scenes",
     "mid_step_scenes",
     "solid_inertia",
@@ -89,10 +92,15 @@ __all__ = [
     "lowest_point",
     "lowest_gap",
     "inelastic_impact",
+    "MID_STEP_PHASES",
+    "MID_STEP_COMPARE",
+    "KICK",
+    "mid_step_landing",
+    "spin_kicks",
 ]
 
 MARGIN = 1e-4
-"""The margin, m (``mm(0.1)``): MIME's contact setting, and the margin of the body's MuJoCo geom."""
+"""The margin in metres, ``mm(0.1)``, which is MIME's contact setting and the margin of the body's MuJoCo geom."""
 DT = 1e-3
 """The step of both engines, s."""
 G = 9.81
@@ -100,15 +108,15 @@ G = 9.81
 STEPS = 300
 """The steps of every scene (one count, so that MIME compiles one program per hull)."""
 TIMECONST_STEPS = 2.0
-"""MuJoCo's ``solref`` time constant, in steps: ``timeconst = 2 dt``, the smallest its ``refsafe`` flag keeps."""
+"""MuJoCo's ``solref`` time constant in steps, ``timeconst = 2 dt``, the smallest its ``refsafe`` flag keeps."""
 DAMPRATIO = 1.0
-"""MuJoCo's ``solref`` damping ratio: critical damping."""
+"""MuJoCo's ``solref`` damping ratio, 1 for critical damping."""
 IMPEDANCE = 0.9999
-"""MuJoCo's impedance ``d``, constant (``solimp = (d, d, ...)``): its largest allowed value, ``mjMAXIMP``."""
+"""MuJoCo's impedance ``d``, held constant by ``solimp = (d, d, ...)`` at its largest allowed value, ``mjMAXIMP``."""
 SOLVER_TOLERANCE = 1e-12
 """MuJoCo's Newton solver tolerance."""
 INCLINE_DEG = 20.0
-"""The incline's slope, degrees: the incline scenes tilt gravity by it about the world's y axis."""
+"""The floor's slope in degrees, a tilt about the world's y axis shared by every scene of the chapter."""
 
 
 def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
@@ -215,7 +223,7 @@ class Scene:
 
     @property
     def downhill(self) -> tuple[float, float, float]:
-        """The floor's direction of steepest descent (world): along the floor, towards -x."""
+        """The floor's direction of steepest descent in the world, along the floor and towards -x."""
         a = math.radians(self.slope_deg)
         return (-math.cos(a), 0.0, -math.sin(a))
 
@@ -262,10 +270,12 @@ def mime_body(scene: Scene) -> RigidInertialNode:
 
 
 def mime_experiment(scene: Scene) -> tuple[Experiment, RigidInertialNode]:
-    """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``."""
+    """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``,
+    the margin written in millimetres as the seed writes it (``mm(0.1)``)."""
     body = mime_body(scene)
     experiment = Experiment()
-    experiment.attach(Contact.Projection(margin=m(scene.margin)), body=body, surface=mime_floor(scene))
+    margin = mm(scene.margin * 1e3)  # in millimetres, as the seed writes it (mm(0.1)); the same double in metres
+    experiment.attach(Contact.Projection(margin=margin), body=body, surface=mime_floor(scene))
     return experiment, body
 
 
@@ -361,11 +371,11 @@ def run_mujoco(scene: Scene, model: Any = None) -> Trajectory:
 # the scenes
 # ---------------------------------------------------------------------------------------
 BALL = Sphere(4e-4)
-"""The ball of the drop and the incline: 0.4 mm radius."""
+"""The ball of the drop, 0.4 mm in radius."""
 BOX = Box(6e-4, 4e-4, 3e-4)
 """The box of the free flight and the incline."""
 CAPSULE = Capsule(radius=2.5e-4, length=2.0e-3)
-"""The capsule of the free flight and the impacts: 2.5 mm long in all."""
+"""The capsule of the free flight and the impacts, 2.5 mm long in all."""
 MASS = 1e-6
 """Every body's mass, kg (1 mg)."""
 DROP_SPEED = 0.1
@@ -373,9 +383,10 @@ DROP_SPEED = 0.1
 TILT_DEG = 30.0
 """The capsule's axis above the floor in the impacts, degrees."""
 INSET = 1e-12
-"""How far inside the margin a touching start puts the lowest point, m (1e-8 of the margin): exactly at
-the margin, rounding of the start's height decides whether MuJoCo's distance is below its margin, and so
-whether it makes a contact at the first step."""
+"""How far inside the margin a touching start puts the lowest point, in metres (1e-8 of the margin).
+
+Exactly at the margin, rounding of the start's height decides whether MuJoCo's distance is below its
+margin, and so whether it makes a contact at the first step."""
 
 
 def _about_y(deg: float) -> tuple[float, float, float, float]:
@@ -444,7 +455,7 @@ def _scenes() -> dict[str, Scene]:
         # the tilted capsule touching the floor at its lower end, moving into it and sliding; no gravity
         "impact": on_floor("impact", CAPSULE, height=reach + touching, orientation=q_cap,
                            velocity=(0.02, 0.01, -DROP_SPEED), gravity=False),
-        # the ball dropped on to the floor at DROP_SPEED from a height its fall closes in about ten steps
+        # the ball dropped on to the floor at DROP_SPEED, spinning, from a height its fall closes in about ten steps
         "drop": on_floor("drop", BALL, height=BALL.radius + MARGIN + 10 * DROP_SPEED * DT, velocity=(0.0, 0.0, -DROP_SPEED),
                          angular_velocity=(3.0, -2.0, 5.0)),
         # the box lying on the floor, touching, sliding down from rest
@@ -456,13 +467,34 @@ SCENES: dict[str, Scene] = _scenes()
 """The chapter's scenes by name, each declared once for both engines, on one floor tilted by :data:`INCLINE_DEG`."""
 
 
+DROP_STEPS = 8
+"""The step the dropped ball's free fall crosses the margin in (counted from 1)."""
+
+
+def _phases(phases: Any, where: str) -> int:
+    if isinstance(phases, bool) or not isinstance(phases, int) or phases < 1:
+        raise ValidationError(f"{where}: phases = {phases!r} is not allowed; expected a whole number of at least 1")
+    return phases
+
+
 def drop_scenes(phases: int = 8) -> list[Scene]:
-    """The drop at ``phases`` landing phases: the ball starts ``10 + k / phases`` steps of its drop
-    speed higher than the margin, so that its fall crosses the margin at a different point of a step."""
+    """The drop at ``phases`` landing phases ``phi = (k + 1/2) / phases``.
+
+    The ball starts at ``DROP_SPEED`` towards the floor, at the height from which its free fall (the
+    semi-implicit Euler of both engines, under the weight's share along the normal ``g_n``) ends step
+    :data:`DROP_STEPS` a share ``phi`` of that step's travel past the margin: the height above the
+    margin is ``K h v0 + h^2 g_n K (K + 1) / 2 - phi h v_K``, with ``K = DROP_STEPS`` and
+    ``v_K = v0 + K h g_n`` the speed the step ends with.
+    """
+    phases = _phases(phases, "drop_scenes")
+    K, h = DROP_STEPS, DT
+    g_n = G * math.cos(math.radians(INCLINE_DEG))
+    v_K = DROP_SPEED + K * h * g_n
     out = []
     for k in range(phases):
-        lift = (10 + k / phases) * DROP_SPEED * DT
-        out.append(on_floor(f"drop {k}", BALL, height=BALL.radius + MARGIN + lift, velocity=(0.0, 0.0, -DROP_SPEED),
+        phi = (k + 0.5) / phases
+        above = K * h * DROP_SPEED + h * h * g_n * K * (K + 1) / 2 - phi * h * v_K
+        out.append(on_floor(f"drop {k}", BALL, height=BALL.radius + MARGIN + above, velocity=(0.0, 0.0, -DROP_SPEED),
                             angular_velocity=(3.0, -2.0, 5.0)))
     return out
 
@@ -471,6 +503,7 @@ def mid_step_scenes(phases: int = 8) -> list[Scene]:
     """The impact's capsule landing inside a step: it starts ``1 + (k + 1/2) / phases`` steps of its fall
     above the margin (no gravity), so its lower end reaches the margin a share ``(k + 1/2) / phases``
     into its second step."""
+    phases = _phases(phases, "mid_step_scenes")
     q_cap, reach = _tilted_capsule()
     out = []
     for k in range(phases):
@@ -538,3 +571,72 @@ def inelastic_impact(scene: Scene, orientation: Any, velocity: Any, angular_velo
     A = 1.0 / scene.mass + arm @ inv_I @ arm
     P = max(normal_speed - n @ (v + np.cross(w, r)), 0.0) / A
     return v + P * n / scene.mass, R.T @ (w + inv_I @ arm * P)
+
+
+# ---------------------------------------------------------------------------------------
+# the landing inside a step, and the box's spin on the incline
+# ---------------------------------------------------------------------------------------
+MID_STEP_PHASES = 8
+"""How many landing phases the mid-step landing is run at."""
+MID_STEP_COMPARE = 7
+"""The step, counted from 0, whose twist is compared with the closed form.
+
+Both engines have left the floor after the landing by then, and the capsule's other end has not
+yet come down."""
+KICK = 1e-3
+"""A spin about an axis along the floor above this (rad/s) counts as a kick of the box on the incline."""
+
+
+def mid_step_landing(run: Any, phases: int = MID_STEP_PHASES) -> dict[str, np.ndarray]:
+    """The capsule landing inside a step at ``phases`` phases, run by ``run`` (:func:`run_mime` or
+    :func:`run_mujoco`), against the closed form of its frictionless inelastic impact.
+
+    The capsule falls without gravity and without spin, so it lands at the orientation it starts with,
+    with its start's velocity, and flies free after: its twist after the impact is
+    :func:`inelastic_impact` at the start, at every step until its other end comes down. Returns per
+    phase: ``phase`` (the share of the step at which it reaches the margin), ``normal_speed_error``
+    (``|v.n - v*.n| / |v*.n|``), ``spin_error`` (``|w - w*| / |w*|``), ``along_error`` (the largest change of
+    the velocity along the floor, m/s) at step :data:`MID_STEP_COMPARE`; ``unconverged`` and
+    ``touching`` (steps flagged up to it; MIME only, else zeros) and ``past`` (the deepest point past the
+    margin over those steps, m; 0 if none).
+    """
+    rows: dict[str, list[float]] = {k: [] for k in ("phase", "normal_speed_error", "spin_error", "along_error",
+                                                    "unconverged", "touching", "past")}
+    k = MID_STEP_COMPARE
+    for i, scene in enumerate(mid_step_scenes(phases)):
+        n = np.asarray(scene.normal)
+        v_star, w_star = inelastic_impact(scene, scene.orientation, scene.velocity, scene.angular_velocity)
+        t = run(scene)
+        dv = t.velocity[k] - v_star
+        rows["phase"].append((i + 0.5) / phases)
+        rows["normal_speed_error"].append(abs(dv @ n) / abs(v_star @ n))
+        rows["spin_error"].append(float(np.linalg.norm(t.angular_velocity[k] - w_star) / np.linalg.norm(w_star)))
+        rows["along_error"].append(float(np.abs(dv - (dv @ n) * n).max()))
+        for flag in ("unconverged", "touching"):
+            rows[flag].append(float(np.sum(t.flags.get(flag, np.zeros(k + 1))[: k + 1])))
+        rows["past"].append(max(0.0, -float(lowest_gap(scene, t)[: k + 1].min())))
+    return {key: np.asarray(v) for key, v in rows.items()}
+
+
+def spin_kicks(trajectory: Trajectory, threshold: float = KICK) -> dict[str, float]:
+    """The one-step spins of a body that should not spin (the box sliding on the frictionless incline).
+
+    A kick starts at a step whose spin about an axis along the floor (the body's x and y, lying flat)
+    passes ``threshold`` rad/s after a step that did not. Returns how many kicks, the largest such spin
+    (rad/s), how many kicks start on a step flagged ``unconverged``, the largest kick on a step not
+    flagged (rad/s), and the largest spin about the normal (rad/s).
+    """
+    w = trajectory.angular_velocity
+    tilt = np.hypot(w[:, 0], w[:, 1])
+    above = tilt > threshold
+    starts = above & ~np.concatenate([[False], above[:-1]])
+    unconverged = np.asarray(trajectory.flags.get("unconverged", np.zeros(len(w), bool)), dtype=bool)
+    flagged = starts & unconverged
+    unflagged = starts & ~unconverged
+    return {
+        "kicks": float(starts.sum()),
+        "largest_spin": float(tilt.max()),
+        "kicks_flagged_unconverged": float(flagged.sum()),
+        "largest_unflagged_kick": float(tilt[unflagged].max()) if unflagged.any() else 0.0,
+        "largest_spin_about_normal": float(np.abs(w[:, 2]).max()),
+    }

@@ -10,12 +10,14 @@ specbook imports no physics package: the pages pass it plain values.
 """
 
 from specbook._claims import (
-    Claim, ClaimError, Source, all_claims, check, claim, closed_form, declared, failed_claim, forget,
-    independent, reset_claims, seed_figure,
+    RECORD_ENV, Claim, ClaimError, Source, all_claims, check, claim, closed_form, declared, example, failed_claim,
+    forget, independent, raising, record_mode, recorded_failures, reset_claims, seed_figure,
 )
 from specbook._glue import as_float, glue
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
-from specbook._figures import COLUMN_PX, PROSE_MIN_PX, FigureTooSmall, figure, smallest_font_pt
+from specbook._figures import (
+    COLUMN_PX, PROSE_MIN_PX, FigureDefect, FigureTooSmall, figure, figure_defects, smallest_font_pt,
+)
 from specbook._defects import KnownDefects, anomaly_label, known_defects
 from specbook._diff import diff_ledgers
 from specbook.keys import environment_record
@@ -25,9 +27,11 @@ __all__ = [
     "COLUMN_PX",
     "Claim",
     "ClaimError",
+    "FigureDefect",
     "FigureTooSmall",
     "KnownDefects",
     "PROSE_MIN_PX",
+    "RECORD_ENV",
     "Source",
     "Table",
     "all_claims",
@@ -40,14 +44,19 @@ __all__ = [
     "declared",
     "diff_ledgers",
     "environment_record",
+    "example",
     "failed_claim",
     "figure",
+    "figure_defects",
     "forget",
     "glue",
     "independent",
     "known_defects",
     "mapping_table",
+    "raising",
     "read_ledger",
+    "record_mode",
+    "recorded_failures",
     "reset_claims",
     "resolve",
     "seed_figure",

@@ -1,8 +1,17 @@
-"""Claims: a declared value, a measurement and a tolerance, checked while the page runs."""
+"""Claims: a declared value, a measurement and a tolerance, checked while the page runs.
+
+A claim that does not hold raises :class:`ClaimError`, so the build stops at the first false
+claim. In *record mode* (``SPECBOOK_RECORD=1``, in the environment the page's kernel
+inherits) a false claim is recorded instead and the page goes on, so that one run of a page
+under a fault (:mod:`specbook.faults`) shows every claim the fault breaks. Claims made inside
+:func:`raising` raise in both modes: a page that demonstrates a failure on purpose uses it.
+"""
 
 from __future__ import annotations
 
+import contextlib
 import math
+import os
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -11,9 +20,13 @@ from specbook._glue import glue_raw, as_float
 from specbook._quiet import HOLDS, Measured
 
 __all__ = [
-    "Claim", "ClaimError", "Source", "all_claims", "check", "claim", "closed_form", "declared",
-    "failed_claim", "forget", "independent", "reset_claims", "seed_figure",
+    "Claim", "ClaimError", "RECORD_ENV", "Source", "all_claims", "check", "claim", "closed_form", "declared",
+    "example", "failed_claim", "forget", "independent", "raising", "record_mode", "recorded_failures",
+    "reset_claims", "seed_figure",
 ]
+
+RECORD_ENV = "SPECBOOK_RECORD"
+"""The environment variable that switches record mode on (``1``): false claims are recorded, not raised."""
 
 
 class ClaimError(AssertionError):
@@ -108,6 +121,7 @@ class Claim:
     passed: bool
     description: str = ""
     source: Source | None = None
+    example: bool = False
 
     @property
     def tolerance(self) -> str:
@@ -121,21 +135,62 @@ class Claim:
 
 
 _CLAIMS: dict[str, Claim] = {}
+_FAILURES: dict[str, Claim] = {}  # record mode: the first failure of each claim, kept if it is made again
+_RAISING: list[bool] = []
 
 
 def reset_claims() -> None:
     """Forget every claim recorded so far in this process (a page is one process)."""
     _CLAIMS.clear()
+    _FAILURES.clear()
 
 
 def forget(key: str) -> None:
-    """Drop one recorded claim: for a page that shows a failing claim on purpose.
+    """Drop one recorded claim: for a page that shows or probes a failing claim on purpose.
 
+    In record mode a failure recorded for it is kept (:func:`recorded_failures`): the build
+    would have stopped there. A claim that fails on purpose is made inside :func:`raising`.
     Raises ``KeyError`` naming the claim if it was never made.
     """
     if key not in _CLAIMS:
         raise KeyError(f"no claim {key!r} was made on this page")
     del _CLAIMS[key]
+
+
+def record_mode() -> bool:
+    """Whether false claims are recorded instead of raised: ``SPECBOOK_RECORD=1`` and no :func:`raising` is open.
+
+    >>> record_mode()
+    False
+    """
+    return os.environ.get(RECORD_ENV, "") == "1" and not _RAISING
+
+
+@contextlib.contextmanager
+def raising():
+    """Claims made inside raise :class:`ClaimError` even in record mode.
+
+    For a page that shows or probes a failing claim on purpose: record mode must not change
+    what such a page computes.
+
+    >>> with raising():
+    ...     record_mode()
+    False
+    """
+    _RAISING.append(True)
+    try:
+        yield
+    finally:
+        _RAISING.pop()
+
+
+def recorded_failures() -> list[Claim]:
+    """Record mode: every claim that failed on this page (its first failure), in the order they failed.
+
+    A claim made again after a failure, or forgotten after it, keeps its failure here: in the
+    normal build the page would have stopped at it.
+    """
+    return list(_FAILURES.values())
 
 
 def all_claims() -> list[Claim]:
@@ -161,6 +216,7 @@ def claim(
     atol: float | None = None,
     unit: str = "",
     source: Source | None = None,
+    example: bool = False,
 ) -> float:
     """Check a measured value against a declared one, glue both, and record the claim.
 
@@ -179,12 +235,15 @@ def claim(
         atol: Absolute tolerance, in ``unit``.
         unit: The unit of both values, shown in the claims table.
         source: Where ``expected`` comes from (:class:`Source`).
+        example: Page arithmetic or a reference formula with no product code under test
+            (see :func:`example`): shown and checked, kept outside the claims' counts.
 
     Returns:
         The measured value, as a Python float.
 
     Raises:
-        ClaimError: The measurement is outside the tolerance.
+        ClaimError: The measurement is outside the tolerance (in record mode, the failure
+            is recorded and nothing is raised).
 
     >>> claim("doc_order", 1.002, 1.0, atol=0.02)
     1.002
@@ -205,24 +264,57 @@ def claim(
     if source is not None and not isinstance(source, Source):
         raise TypeError(f"source must be a specbook.Source, got {source!r}")
     record = Claim(key=key, measured=m, expected=e, rtol=rtol, atol=atol, unit=unit, passed=passed,
-                   source=source)
+                   source=source, example=bool(example))
     _CLAIMS[key] = record
     glue_raw(key, m)
     glue_raw(key + "_expected", e)
     if not passed:
-        raise ClaimError(
-            f"claim {key!r} failed: measured {m:.10g} against expected {e:.10g}"
-            f" (tolerance {record.tolerance}): off by {diff:.3g}, allowed {allowed:.3g}",
-            key,
-        )
+        _fail(record, f"claim {key!r} failed: measured {m:.10g} against expected {e:.10g}"
+                      f" (tolerance {record.tolerance}): off by {diff:.3g}, allowed {allowed:.3g}")
     return Measured(m)  # a float that a cell ending with this claim does not display
 
 
-def check(key: str, condition: Any, description: str, *, source: Source | None = None) -> bool:
+def _fail(record: Claim, message: str) -> None:
+    """Raise the claim's failure, or in record mode keep it (the first one) and go on."""
+    if record_mode():
+        _FAILURES.setdefault(record.key, record)
+        return
+    raise ClaimError(message, record.key)
+
+
+def example(
+    key: str,
+    measured: Any,
+    expected: Any,
+    *,
+    rtol: float | None = None,
+    atol: float | None = None,
+    unit: str = "",
+    source: Source | None = None,
+) -> float:
+    """An example: page arithmetic or a reference formula, with no product code under test.
+
+    It is made, glued and checked exactly as :func:`claim` makes a claim (a false example
+    still fails the build: the page's own arithmetic is wrong), but it is no claim about
+    the product: no fault of the code can break it, so the kill matrix does not ask for
+    one, and the book lists it apart, outside the claims' counts. ``source`` says where the
+    expected value comes from, as for a claim.
+
+    >>> example("doc_forward_difference_order", 1.001, 1.0, atol=0.01,
+    ...         source=closed_form("forward differences are first order"))
+    1.001
+    """
+    return claim(key, measured, expected, rtol=rtol, atol=atol, unit=unit, source=source, example=True)
+
+
+def check(key: str, condition: Any, description: str, *, source: Source | None = None,
+          example: bool = False) -> bool:
     """Record an exact claim, a condition that must hold (``bitwise equal``, ``raises``).
 
     It shows in the claims table with its description, and raises
-    :class:`ClaimError` when the condition is false.
+    :class:`ClaimError` when the condition is false (in record mode it records the
+    failure and returns ``False``). ``example=True`` marks a condition about the page's
+    own arithmetic, as :func:`example` does for a number.
 
     >>> check("doc_bits", 0.1 + 0.2 == 0.30000000000000004, "rounding is IEEE")
     True
@@ -232,13 +324,14 @@ def check(key: str, condition: Any, description: str, *, source: Source | None =
     if not isinstance(description, str) or not description:
         raise ValueError("description must be a non-empty string saying what is checked")
     ok = bool(condition)
-    _CLAIMS[key] = Claim(
+    record = _CLAIMS[key] = Claim(
         key=key, measured=float(ok), expected=1.0, rtol=None, atol=None, unit="",
-        passed=ok, description=description, source=source,
+        passed=ok, description=description, source=source, example=bool(example),
     )
     glue_raw(key, "holds" if ok else "fails")
     if not ok:
-        raise ClaimError(f"claim {key!r} failed: {description} does not hold", key)
+        _fail(record, f"claim {key!r} failed: {description} does not hold")
+        return False
     return HOLDS  # equal to True; a cell ending with this check does not display it
 
 

@@ -63,13 +63,15 @@ def _touches(affected: tuple[object, ...], mapped: tuple[object, ...]) -> bool:
     return affected[-1] in mapped or mapped[-1] in affected
 
 
-def _mapped_names(mapping_rows: Iterable[Any]) -> list[str]:
+def _mapped_names(mapping_rows: Iterable[Any]) -> list[tuple[str, str]]:
+    """Each mapped dotted name with what the box shows for it: the row's term, else the name."""
     names = []
     for number, row in enumerate(mapping_rows):
         if isinstance(row, str):
-            names.append(row)
+            names.append((row, f"`{_short(row)}`"))
         elif isinstance(row, Sequence) and len(row) >= 2 and isinstance(row[1], str):
-            names.append(row[1])
+            term = str(row[0]).strip() if row[0] is not None else ""
+            names.append((row[1], term or f"`{_short(row[1])}`"))
         else:
             raise TypeError(
                 f"mapping_rows[{number}] = {row!r} is not allowed; expected a dotted name or a mapping row "
@@ -79,14 +81,21 @@ def _mapped_names(mapping_rows: Iterable[Any]) -> list[str]:
 
 
 def _short(dotted: str) -> str:
-    """The last two parts of a dotted name (``BallNode.update``), for a line that fits the box."""
-    return ".".join(dotted.split(".")[-2:])
+    """The last two public parts of a dotted name, for a line that fits the box.
+
+    Private modules are the mapping table's business, not the reader's:
+
+    >>> _short("maddening.nodes.ball.BallNode.update"), _short("mime.interactions._projection.choose_points")
+    ('BallNode.update', 'interactions.choose_points')
+    """
+    return ".".join([part for part in dotted.split(".") if not part.startswith("_")][-2:])
 
 
 class KnownDefects:
     """The open anomalies that touch a page's names, as the box at the top of the page shows them.
 
-    ``entries`` holds ``(record, names)`` pairs: the record and the page's names it touches.
+    ``entries`` holds ``(record, names)`` pairs: the record and what it touches of the page, each
+    as the box shows it (the mapping row's term, or a plain name's last public parts).
     """
 
     def __init__(self, entries: Sequence[tuple[Any, tuple[str, ...]]]) -> None:
@@ -111,7 +120,7 @@ class KnownDefects:
             "specifies. Each is pinned by a strict xfail test; the link leads to its record.\n",
         ]
         for record, names in self.entries:
-            shown = ", ".join(f"`{_short(name)}`" for name in names)
+            shown = "; ".join(names)
             title = " ".join(str(record.title).split())
             lines.append(f"- {{ref}}`{record.id} <{anomaly_label(record.id)}>`: {title} (touches {shown})")
         lines.append("```")
@@ -137,7 +146,7 @@ def known_defects(records: Iterable[Any], mapping_rows: Iterable[Any]) -> KnownD
     top; when nothing is open the box says so.
     """
     mapped = _mapped_names(mapping_rows)
-    chains = {name: _chain(name) for name in mapped}
+    chains = [(_chain(name), label) for name, label in mapped]
     entries = []
     for record in records:
         for attribute in ("id", "title", "status", "affects"):
@@ -148,9 +157,9 @@ def known_defects(records: Iterable[Any], mapping_rows: Iterable[Any]) -> KnownD
         touched = []
         for affected in record.affects:
             chain = _chain(affected)
-            for name, mapped_chain in chains.items():
-                if _touches(chain, mapped_chain) and name not in touched:
-                    touched.append(name)
+            for mapped_chain, label in chains:
+                if _touches(chain, mapped_chain) and label not in touched:
+                    touched.append(label)
         if touched:
             entries.append((record, tuple(touched)))
     return KnownDefects(entries)

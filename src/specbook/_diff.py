@@ -3,7 +3,9 @@
 A claim is the same claim in both when its page and key match. It is listed as *moved* when
 its measured value changed by more than a tenth of its tolerance (``atol + rtol * |expected|``;
 for an exact claim, any change at all), and it is always listed when it stopped or started
-holding. ``python -m specbook.diff`` prints them.
+holding. A claim that some fault broke in the old ledger and none breaks in the new one is
+listed as *unproven* (both ledgers must hold a kill matrix). ``python -m specbook.diff``
+prints them.
 """
 
 from __future__ import annotations
@@ -25,9 +27,10 @@ class LedgerDiff:
     moved: list[tuple[str, str, Any, Any, float]] = field(default_factory=list)
     added: list[tuple[str, str]] = field(default_factory=list)
     removed: list[tuple[str, str]] = field(default_factory=list)
+    unproven: list[tuple[str, str, tuple[str, ...]]] = field(default_factory=list)
 
     def __bool__(self) -> bool:
-        return bool(self.moved or self.added or self.removed)
+        return bool(self.moved or self.added or self.removed or self.unproven)
 
     def lines(self) -> list[str]:
         """The differences as lines a person reads, most telling first."""
@@ -36,6 +39,8 @@ class LedgerDiff:
                for page, key, old, new, share in self.moved]
         out += [f"added    {page}: {key}" for page, key in self.added]
         out += [f"removed  {page}: {key}" for page, key in self.removed]
+        out += [f"unproven {page}: {key}: no fault breaks it any more (was {', '.join(was)})"
+                for page, key, was in self.unproven]
         return out
 
 
@@ -58,7 +63,7 @@ def diff_ledgers(old: dict[str, Any], new: dict[str, Any], fraction: float = MOV
     >>> diff_ledgers(a, b).lines()
     ['moved    p.md: x: 1.0 -> 1.02 (0.2 of its tolerance)']
     >>> diff_ledgers(a, a)
-    LedgerDiff(moved=[], added=[], removed=[])
+    LedgerDiff(moved=[], added=[], removed=[], unproven=[])
     """
     before = {(c["page"], c["key"]): c for c in old.get("claims", [])}
     after = {(c["page"], c["key"]): c for c in new.get("claims", [])}
@@ -77,6 +82,9 @@ def diff_ledgers(old: dict[str, Any], new: dict[str, Any], fraction: float = MOV
             share = change / allowed if allowed > 0 and math.isfinite(change) else math.inf
             result.moved.append((*name, previous.get("measured"), entry.get("measured"), share))
     result.removed = [name for name in before if name not in after]
+    if old.get("faults") and new.get("faults"):
+        result.unproven = [(*name, tuple(before[name]["killed_by"])) for name, entry in after.items()
+                           if name in before and before[name].get("killed_by") and not entry.get("killed_by")]
     return result
 
 

@@ -10,6 +10,10 @@ than the column, so its smallest text shows at
     size (px) = font size (pt) / 72 x 96 x min(1, column / natural width),
 
 and the page fails when that is below the smallest text of the book's prose.
+Before that, the figure is read for what hides or cuts its data
+(:func:`~specbook._figure_checks.figure_defects`): a legend or text over another
+axes or text, a legend over data, a series cut by the view limits that the page
+did not declare, a legend entry with nothing drawn. Any of them fails the page too.
 The image carries what the browser checks need to measure the same thing again
 from the rendered page: its smallest font size in points and its dpi
 (``data-min-font-pt``, ``data-dpi``).
@@ -20,9 +24,13 @@ from __future__ import annotations
 import base64
 import html
 import io
+from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureTooSmall", "figure", "smallest_font_pt"]
+from specbook._figure_checks import FigureDefect, figure_defects
+
+__all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureDefect", "FigureTooSmall", "figure", "figure_defects",
+           "smallest_font_pt"]
 
 COLUMN_PX = 688
 """The width of the article's text column at a 1280 px window, in CSS px."""
@@ -34,7 +42,7 @@ included; the browser checks measure it on every page and compare figures with t
 CSS_PX_PER_INCH = 96.0
 
 
-class FigureTooSmall(ValueError):
+class FigureTooSmall(FigureDefect):
     """A figure's smallest text would show smaller than the prose's smallest text."""
 
 
@@ -69,13 +77,18 @@ def figure(
     dpi: int = 144,
     column_px: float = COLUMN_PX,
     min_text_px: float = PROSE_MIN_PX,
+    cut: Mapping[Any, str] | None = None,
 ) -> None:
     """Show ``fig`` below the cell, sized so its smallest text reads as well as the prose.
 
     ``alt`` describes the figure for a reader who cannot see it. Raises
     :class:`FigureTooSmall`, naming the smallest font and the size it would show at,
     when that size is below ``min_text_px``; the remedy is fewer panels per row or
-    larger fonts. Returns ``None`` (a cell that ends with it shows nothing else) and
+    larger fonts. Raises :class:`FigureDefect`, naming the figure and every defect
+    :func:`figure_defects` finds, when the figure hides or cuts what it draws.
+    ``cut`` declares the series the page cuts on purpose, by label, each with its
+    reason (``cut={"naive": "its error grows off the scale after the third step"}``).
+    Returns ``None`` (a cell that ends with it shows nothing else) and
     closes the figure, so Matplotlib's inline backend does not show it a second time.
     """
     import matplotlib.pyplot as plt
@@ -85,6 +98,10 @@ def figure(
     if dpi < 72:
         raise ValueError(f"dpi = {dpi!r} is not allowed; expected at least 72")
     smallest = smallest_font_pt(fig)
+    defects = figure_defects(fig, cut=cut)
+    if defects:
+        plt.close(fig)
+        raise FigureDefect(f"figure {_short(alt)!r}:\n" + "\n".join(f"  - {d}" for d in defects))
     buffer = io.BytesIO()
     fig.savefig(buffer, format="png", dpi=dpi, bbox_inches="tight", pad_inches=0.05,
                 metadata={"Software": "specbook.figure", "specbook:min-font-pt": f"{smallest:g}",
@@ -104,6 +121,10 @@ def figure(
         )
     _display(png, alt, shown_css, smallest, dpi)
     return None
+
+
+def _short(alt: str, limit: int = 90) -> str:
+    return alt if len(alt) <= limit else alt[: limit - 1].rstrip() + "…"
 
 
 def _display(png: bytes, alt: str, width_css: float, smallest_pt: float, dpi: int) -> None:

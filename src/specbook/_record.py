@@ -14,7 +14,14 @@ before the first cell, and asks for :func:`report` after the last. Between the t
 - the same audit hook notes every file of JAX's persistent compilation cache
   (``JAX_COMPILATION_CACHE_DIR``) the page reads or writes: the compiled programs it
   used, by name, so the build can run pages that share programs one after the other;
-- :func:`report` adds every module file under ``src/`` in ``sys.modules``.
+- :func:`report` adds every module file under ``src/`` in ``sys.modules``, and every installed
+  distribution one of the imported modules belongs to, with its version (SciPy, Diffrax,
+  matplotlib, ...: what the page imported, not a fixed list), so that a new version of any of
+  them makes the page stale.
+
+A fault's run (:mod:`specbook.faults`) imports the code from a patched copy of ``src/``;
+``start(root, src=copy)`` records that copy's modules under the project's own ``src/`` paths,
+so the run is keyed by the files it was patched from.
 """
 
 from __future__ import annotations
@@ -25,7 +32,7 @@ import sys
 
 _IGNORED_PARTS = {".git", ".venv", "_build", "__pycache__", ".pytest_cache", ".hypothesis",
                   ".ipynb_checkpoints", ".jupyter_cache"}
-_STATE: dict = {"root": None, "read": set(), "cells": {}, "seen": {}, "jax": None, "jax_cache": None,
+_STATE: dict = {"root": None, "src": None, "read": set(), "cells": {}, "seen": {}, "jax": None, "jax_cache": None,
                 "programs": set()}
 _PROGRAM_SUFFIX = "-cache"  # JAX's persistent cache keeps each program as <module>-<key>-cache
 _JAX_EVENTS = {  # jax.monitoring duration events, summed under these names (seconds)
@@ -63,6 +70,9 @@ def _under_root(path: str) -> str | None:
         full = os.path.abspath(os.fsdecode(path))
     except (TypeError, ValueError):
         return None
+    src = _STATE["src"]
+    if src is not None and full.startswith(src + os.sep):  # a fault's patched copy stands for src/
+        full = os.path.join(root, "src", full[len(src) + 1:])
     if not full.startswith(root + os.sep):
         return None
     rel = full[len(root) + 1:].replace(os.sep, "/")
@@ -119,9 +129,14 @@ def _after_cell(result) -> None:
             _STATE["cells"][key] = count
 
 
-def start(root: str) -> None:
-    """Begin recording for the project at ``root`` (called once, before the page's first cell)."""
+def start(root: str, src: str | None = None) -> None:
+    """Begin recording for the project at ``root`` (called once, before the page's first cell).
+
+    ``src`` is a copy of the project's ``src/`` the page imports instead (a fault's patched copy):
+    its files are recorded as the project's own.
+    """
     _STATE["root"] = os.path.abspath(root)
+    _STATE["src"] = os.path.abspath(src) if src else None
     cache = os.environ.get("JAX_COMPILATION_CACHE_DIR")
     _STATE["jax_cache"] = os.path.join(os.path.abspath(cache), "") if cache else None
     sys.addaudithook(_hook)  # audit hooks cannot be removed; the kernel ends with the page
@@ -152,27 +167,56 @@ def _claims() -> list[dict]:
     claims = sys.modules.get("specbook._claims")
     if claims is None:
         return []
+    # record mode: a claim that failed once counts as failed, with the values it failed with
+    failed = {r.key: r for r in claims.recorded_failures()} if hasattr(claims, "recorded_failures") else {}
     out = []
-    for record in claims.all_claims():
+    for last in claims.all_claims():
+        record = failed.get(last.key, last)
         source = record.source
         out.append({
             "key": record.key, "measured": record.measured, "expected": record.expected,
             "rtol": record.rtol, "atol": record.atol, "tolerance": record.tolerance, "unit": record.unit,
-            "holds": bool(record.passed), "description": record.description,
+            "holds": bool(record.passed) and last.key not in failed, "description": record.description,
             "source": None if source is None else {"kind": source.kind, "ref": source.ref},
+            "example": bool(getattr(record, "example", False)),
             "cell": _STATE["cells"].get(record.key),
         })
+    made = {c["key"] for c in out}
+    for key, record in failed.items():  # failed, then forgotten: the build would have stopped at it
+        if key not in made:
+            out.append({"key": key, "measured": record.measured, "expected": record.expected, "holds": False,
+                        "example": bool(getattr(record, "example", False)), "forgotten": True,
+                        "source": None if record.source is None else {"kind": record.source.kind,
+                                                                      "ref": record.source.ref}})
     return out
+
+
+def _distributions() -> dict[str, str]:
+    """Every installed distribution that one of the imported modules belongs to, with its version."""
+    from importlib import metadata
+
+    top = {name.partition(".")[0] for name, module in list(sys.modules.items())
+           if name != "_specbook_record" and getattr(module, "__file__", None)}
+    owners = metadata.packages_distributions()
+    found = {}
+    for name in sorted({d for t in top for d in owners.get(t, ())}):
+        try:
+            found[name] = metadata.version(name)
+        except metadata.PackageNotFoundError:  # pragma: no cover - listed, then removed
+            continue
+    return found
 
 
 def report() -> str:
     """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative), ``claims``,
-    ``jax_seconds`` (JAX's tracing, lowering, compiling and cache reads, seconds) and ``programs``
-    (the names of the compiled programs it read from or wrote to JAX's persistent cache)."""
+    ``distributions`` (each imported distribution's version), ``jax_seconds`` (JAX's tracing,
+    lowering, compiling and cache reads, seconds) and ``programs`` (the names of the compiled
+    programs it read from or wrote to JAX's persistent cache)."""
     modules = _module_files()
     reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
     missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}
     spent = _STATE["jax"] or {}
     jax_seconds = {name: round(spent[name], 3) for name in _JAX_EVENTS.values() if name in spent}
     return json.dumps({"modules": sorted(modules), "reads": sorted(reads), "missing": sorted(missing),
-                       "claims": _claims(), "jax_seconds": jax_seconds, "programs": sorted(_STATE["programs"])})
+                       "claims": _claims(), "distributions": _distributions(), "jax_seconds": jax_seconds,
+                       "programs": sorted(_STATE["programs"])})

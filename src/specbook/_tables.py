@@ -278,6 +278,8 @@ def mapping_table(rows: Iterable[Sequence[str]]) -> Table:
 def claims_table() -> Any:
     """Display every claim made so far on this page: name, expected, measured, tolerance, pass.
 
+    An example (``specbook.example``) is marked as one after its name.
+
     Returns an object that Jupyter displays as the table; it carries the claims
     as data too, so the book's landing page can count them across pages.
     """
@@ -290,7 +292,8 @@ def claims_table() -> Any:
         else:
             unit = f" {c.unit}" if c.unit else ""
             expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"
-        cells.append((f"`{c.key}`", expected.replace("|", "\\|"), measured, c.tolerance, "✓" if c.passed else "✗"))
+        name = f"`{c.key}`" + (" (example)" if c.example else "")
+        cells.append((name, expected.replace("|", "\\|"), measured, c.tolerance, "✓" if c.passed else "✗"))
     rendered = Table(header, cells, widths=(5, 5, 3, 3, 1), classes=("specbook-claims",))
     data = {
         "count": len(claims),

@@ -12,7 +12,8 @@ stylesheet and script every page loads, and the code the API
 pages document), the book's configuration (``_config.yml``, ``_toc.yml``, the
 bibliography, ``pyproject.toml``), every page's execution key in the notebook cache
 (so a data file a page reads counts too), the environment record and the versions of the
-documentation stack. Any change at all, a comment in a module or a word of prose, makes
+documentation stack, and the faults' stored runs (``_build/faults/runs``, which the build reads
+into the ledger's kill matrix). Any change at all, a comment in a module or a word of prose, makes
 ``make book`` run the strict build again.
 """
 
@@ -70,8 +71,11 @@ def build_key(root: str | os.PathLike[str]) -> str:
     if cache.is_dir():
         for record in get_cache(str(cache)).list_cache_records():
             records.append((record.uri, record.hashkey, ((record.data or {}).get(DATA_KEY) or {}).get("key")))
+    runs = root / "_build" / "faults" / "runs"  # the kill matrix the build reads (specbook._matrix.RUNS)
+    fault_runs = sorted((p.relative_to(runs).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
+                        for p in runs.rglob("*.json")) if runs.is_dir() else []
     extra = {"records": sorted(records), "environment": environment_record(),
-             "stack": {name: _version(name) for name in _STACK}}
+             "stack": {name: _version(name) for name in _STACK}, "fault_runs": fault_runs}
     digest.update(json.dumps(extra, sort_keys=True).encode())
     return digest.hexdigest()
 

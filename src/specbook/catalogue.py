@@ -18,7 +18,9 @@ from specbook._faults import Fault, Patch
 __all__ = ["FAULTS"]
 
 BALL = "book/maddening/ball.md"
+BALL_EVIDENCE = "book/maddening/ball-evidence.md"
 REFLECTION = "book/skcomplex/reflection.md"
+REFLECTION_EVIDENCE = "book/skcomplex/reflection-verification.md"
 NOTE = "book/notes/contact-mode-stability.md"
 NOTE_MODES = "book/notes/coupled-modes.md"
 NOTE_PENALTY = "book/notes/penalty-checks.md"
@@ -27,6 +29,7 @@ REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
+MUJOCO = "book/mime/mujoco.md"
 
 _BALL = "maddening/nodes/ball.py"
 _EVENTS = "skcomplex/engine/events.py"
@@ -35,7 +38,11 @@ _SCHEMES = "maddening/core/simulation/_second_order_schemes.py"
 _MODES = "maddening/analysis/contact_modes.py"
 _BUILD = "mime/interactions/_build.py"
 _HOLD = "mime/interactions/_hold.py"
+_SOLVE = "mime/interactions/_solve.py"
 _CONTACT = "mime/interactions/contact.py"
+_FIGURE_CHECKS = "specbook/_figure_checks.py"
+_RIGID = "mime/nodes/rigid.py"
+_PEER = "mime/peer.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball ---------------------------------------------------------------------------------
@@ -52,21 +59,21 @@ FAULTS: tuple[Fault, ...] = (
           "Located contact rebounds at sqrt(e) times the impact speed (a restitution law on energy, not velocity).",
           (Patch(_BALL, "jnp.where(slow, jnp.zeros_like(v_in), -e * v_in)",
                  "jnp.where(slow, jnp.zeros_like(v_in), -jnp.sqrt(e) * v_in)"),),
-          (BALL,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
     Fault("ball_threshold_dropped", "ball",
           "The per-step contact never zeroes a slow impact: the contact-speed threshold is dropped.",
           (Patch(_BALL, "slow = jnp.abs(v_new) <= self.CONTACT_SPEED_THRESHOLD", "slow = jnp.abs(v_new) < 0.0"),),
-          (BALL,), ("ball_threshold_stops_slow_impact",)),
+          (BALL_EVIDENCE,), ("ball_threshold_stops_slow_impact",)),
     Fault("ball_contact_time_halved", "ball",
           "The located contact time drops the factor 2 of s = 2d / (-v + sqrt(D)).",
           (Patch(_BALL, "s_fall = 2 * d / jnp.where(den_fall > 0, den_fall, 1.0)",
                  "s_fall = d / jnp.where(den_fall > 0, den_fall, 1.0)"),),
-          (BALL,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
     Fault("ball_reflects_start_velocity", "ball",
           "The per-step contact reflects the velocity the step started with, not the one it ended with.",
           (Patch(_BALL, "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v_new)",
                  "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v)"),),
-          (BALL,), ("ball_per_step_dxdg_as_recorded",)),
+          (BALL_EVIDENCE,), ("ball_per_step_dxdg_as_recorded",)),
     # -- the reflection ---------------------------------------------------------------------------
     Fault("reflection_restitution_squared", "reflection",
           "The reflection scales the normal velocity by e squared (1 + e^2 in the law).",
@@ -80,24 +87,24 @@ FAULTS: tuple[Fault, ...] = (
     Fault("events_one_newton_iteration", "reflection",
           "The event finder stops after one safeguarded Newton iteration instead of six.",
           (Patch(_EVENTS, "DEFAULT_ITERATIONS = 6", "DEFAULT_ITERATIONS = 1"),),
-          (REFLECTION,), ("event_time_error_max",)),
+          (REFLECTION_EVIDENCE,), ("event_time_error_max",)),
     Fault("events_no_implicit_gradient", "reflection",
           "The last, traced Newton step is dropped: the event time carries no implicit derivative.",
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
-          (REFLECTION,), ("grad_line_x0",)),
+          (REFLECTION_EVIDENCE,), ("grad_line_x0",)),
     Fault("reflection_region_ignored", "reflection",
           "The wall's region is never consulted: the whole surface reflects.",
           (Patch(_REFLECT, "        if self.region is None:\n            return jnp.asarray(True)",
                  "        if self.region is None or True:\n            return jnp.asarray(True)"),),
-          (REFLECTION,), ("region_outside_passes",)),
+          (REFLECTION_EVIDENCE,), ("region_outside_passes",)),
     Fault("events_direction_zero_wrong_side", "reflection",
           "With direction=0 the finder searches from the side the point is not on.",
           (Patch(_EVENTS, "        sign = -side\n", "        sign = side\n"),),
-          (REFLECTION,), ("direction_0_from_right",)),
+          (REFLECTION_EVIDENCE,), ("direction_0_from_right",)),
     Fault("events_start_on_wall_unseen", "reflection",
           "A point that starts exactly on the wall is not recognised as on it: with direction=0 it has no side.",
           (Patch(_EVENTS, "on_wall = jnp.asarray(on_wall) | (g0 == 0)", "on_wall = jnp.asarray(on_wall)"),),
-          (REFLECTION,), ("direction_0_start_on_wall",)),
+          (REFLECTION_EVIDENCE,), ("direction_0_start_on_wall",)),
     # -- the contact -------------------------------------------------------------------------------
     Fault("contact_040_holds_centre", "contact",
           "Contact 0.4.0 builds 0.1.0's centre hold instead of holding the hull.",
@@ -179,6 +186,58 @@ FAULTS: tuple[Fault, ...] = (
           (Patch("mime/nodes/rigid.py", '            **doc["start"],\n        )',
                  '            **{k: v for k, v in doc["start"].items() if k != "angular_velocity"},\n        )'),),
           (REGISTRY,), ("registry_reload_reproduces_run",)),
+    # -- the outside witness: MIME against MuJoCo (book/mime/mujoco.md) ----------------------------------
+    # MIME's side: each a bug of the contact or the rigid step that a closed form on the page catches
+    Fault("contact_delassus_translation_only", "mujoco witness",
+          "The Delassus matrix keeps only the translation: the impulses ignore that a push off the centre also turns the body.",
+          (Patch(_SOLVE, "    return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T", "    return (n @ n.T) * inv_m"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("contact_rule_restitution_half", "mujoco witness",
+          "The velocity rule bounces: a point the free step would carry past the margin leaves at half its approach speed.",
+          (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
+                 "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -0.5 * u_free, target)\n"
+                 "    active = jnp.isfinite(A.gap)\n    lam, u, last"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("contact_margin_as_written", "mujoco witness",
+          "The plan takes the margin's number as written (0.1 for mm(0.1)) for metres: the margin is a thousand times too wide.",
+          (Patch(_CONTACT, 'margin = values["margin"].si(Length, argument="margin")', 'margin = values["margin"].value'),),
+          (MUJOCO,), ("mime_free_flight_centre",)),
+    Fault("contact_rows_transposed", "mujoco witness",
+          "The rows place a held body-frame point with R^T instead of R: the gap and normal are those of another point.",
+          (Patch(_HOLD, "    X = x + point @ R.T\n", "    X = x + point @ R\n"),),
+          (MUJOCO,), ("mime_rests_at_margin",)),
+    Fault("contact_impulse_along_world_z", "mujoco witness",
+          "The first pass applies its impulses along the world's z axis, not the surface's normal: right on a level floor only.",
+          (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
+                 "v1 = jnp.where(touch1, v_free + jnp.array([0.0, 0.0, 1.0]) * jnp.sum(lam) * inv_me, v_free)"),),
+          (MUJOCO,), ("mime_impact_closed_form",)),
+    Fault("rigid_gyroscopic_dropped", "mujoco witness",
+          "The free solve forgets the gyroscopic torque: a body spun off its principal axes keeps its spin unchanged.",
+          (Patch(_RIGID, "angular_velocity=w + dt * (tau_b + _gyro(I, w) - cr * w) / I_eff,",
+                 "angular_velocity=w + dt * (tau_b - cr * w) / I_eff,"),),
+          (MUJOCO,), ("mime_free_precession",)),
+    # MuJoCo's side: the scene set up wrongly, which the witness's own documented behaviour catches
+    Fault("peer_margin_on_both_geoms", "mujoco witness",
+          "The MuJoCo scene sets the margin in its default class, so the floor's geom has it too and MuJoCo adds the two.",
+          (Patch(_PEER, '    <geom condim="1" solref=', '    <geom condim="1" margin="{_f(scene.margin)}" solref='),),
+          (MUJOCO,), ("mujoco_pass_is_free_fall",)),
+    Fault("peer_timeconst_in_steps", "mujoco witness",
+          "The MuJoCo scene writes solref's time constant in steps (2) where MuJoCo reads seconds.",
+          (Patch(_PEER, 'solref="{_f(tc)} {_f(DAMPRATIO)}"', 'solref="{_f(TIMECONST_STEPS)} {_f(DAMPRATIO)}"'),),
+          (MUJOCO,), ("mujoco_push_back_documented",)),
+    Fault("peer_condim_default", "mujoco witness",
+          "The MuJoCo scene leaves condim at MuJoCo's default (3): its contact has friction where MIME's has none.",
+          (Patch(_PEER, '    <geom condim="1" solref=', '    <geom solref='),),
+          (MUJOCO,), ("mujoco_push_back_documented",)),
+    Fault("peer_free_joint_velocity_swapped", "mujoco witness",
+          "The MuJoCo scene writes the free joint's velocity angular part first: MuJoCo reads linear, then angular.",
+          (Patch(_PEER, "qvel = np.concatenate([scene.velocity, scene.angular_velocity])",
+                 "qvel = np.concatenate([scene.angular_velocity, scene.velocity])"),),
+          (MUJOCO,), ("mujoco_pass_is_free_fall",)),
+    Fault("peer_diagexact_off", "mujoco witness",
+          "The MuJoCo scene leaves the exact diagonal off: its contact softness comes from the body-based approximation.",
+          (Patch(_PEER, """<flag diagexact="{'enable' if diagexact else 'disable'}"/>""", '<flag diagexact="disable"/>'),),
+          (MUJOCO,), ("mujoco_impact_documented",)),
     # -- specbook -----------------------------------------------------------------------------------
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",
@@ -202,5 +261,20 @@ FAULTS: tuple[Fault, ...] = (
           "specbook.check records every condition as holding.",
           (Patch("specbook/_claims.py", "    ok = bool(condition)\n", "    ok = True\n"),),
           (AUTHORING,), ("authoring_false_claims_raise",)),
+    Fault("specbook_legend_checked_in_its_own_axes_only", "specbook",
+          "A figure's legend or text is compared with no axes once it belongs to one: a legend wider than "
+          "its panel runs over the next one unseen.",
+          (Patch(_FIGURE_CHECKS, "if box.owner is not None and (ax is box.owner or _related(ax, box.owner)):",
+                 "if box.owner is not None:"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
+    Fault("specbook_cut_only_left_and_bottom", "specbook",
+          "The cut check reads only the left and bottom edges of the view: a curve past the top passes.",
+          (Patch(_FIGURE_CHECKS, "        if n:\n", "        if n and sign < 0:\n"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
+    Fault("specbook_hidden_entry_ratio_swapped", "specbook",
+          "A legend entry's pixel counts as seen when what it draws is most of what shows (the ratio the "
+          "wrong way round), so an entry under the legend counts as drawn.",
+          (Patch(_FIGURE_CHECKS, "seen = core & (shown >= 0.9 * drawn)", "seen = core & (drawn >= 0.9 * shown)"),),
+          (AUTHORING,), ("authoring_figure_faults_found",)),
 )
 """Every fault the book is tested against, by area."""

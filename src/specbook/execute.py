@@ -7,8 +7,9 @@ parallel), and each page's kernel runs while Sphinx waits. ``make book`` therefo
     jupyter-book build -W -n --keep-going .
 
 A page re-executes when, and only when, its *execution key* changes (:mod:`specbook.keys`):
-its code cells, the module files under ``src/`` it imported, the project files it read, and
-the environment record (Python, jax, jaxlib, numpy, the x64 flag, the platform). While a page
+its code cells, the module files under ``src/`` it imported, the project files it read, the
+versions of the installed distributions it imported, and the environment record (Python, jax,
+jaxlib, numpy, the platform, ``XLA_FLAGS`` and the ``JAX_*`` settings). While a page
 runs, its kernel records what it used (``specbook._record``: ``sys.modules`` and an audit
 hook on ``open``); the record is stored with the executed notebook in the jupyter-cache
 record's ``data``. Every page is reported with its reason::
@@ -57,7 +58,7 @@ from specbook._claims import ANSI, failed_claim
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
 __all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
-           "merge_caches", "plan", "read_page", "run_order", "schedule", "shard", "store_schedule", "toc_pages",
+           "merge_caches", "plan", "read_page", "run_order", "run_page", "schedule", "shard", "store_schedule", "toc_pages",
            "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
@@ -183,13 +184,29 @@ _START = """def _specbook_start():
     module = importlib.util.module_from_spec(spec)
     sys.modules["_specbook_record"] = module
     spec.loader.exec_module(module)
-    module.start({root!r})
+    module.start({root!r}, {src!r})
 _specbook_start()
 del _specbook_start
 """
 
 
-def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
+def run_page(path: str | os.PathLike[str], root: str | os.PathLike[str], *, timeout: int = 600,
+             environ: dict[str, str] | None = None, src: str | None = None) -> dict[str, Any]:
+    """Execute one page in a kernel of its own, recording what it used; nothing is cached.
+
+    ``environ`` is the kernel's whole environment (default: this process's); ``src`` is a
+    copy of ``src/`` the page imports instead (first on the kernel's ``PYTHONPATH``), whose
+    files are recorded as the project's own. Returns the executed notebook (``notebook``),
+    ``seconds``, ``error`` (the failing cell's traceback, or None), ``error_cell`` (the
+    number of the code cell that failed, counted as pytest's ``Cell N``, or None) and ``used``, the recorder's report (read
+    after the last cell, or after the failing one: a page run in record mode reports every
+    claim it made before it stopped). :mod:`specbook.faults` runs a fault's pages with it.
+    """
+    return _execute(str(path), str(root), timeout, environ, src)
+
+
+def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, str] | None = None,
+             src: str | None = None) -> dict[str, Any]:
     """Run in a worker process: execute one page from its own folder, recording what it used."""
     import nbformat
     from nbclient import NotebookClient
@@ -228,18 +245,28 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
 
     async def on_start(notebook) -> None:
         started.append(time.perf_counter())  # the kernel is up: what came before is its start
-        await ask(_START.format(recorder=str(_RECORDER), root=str(root)))
+        await ask(_START.format(recorder=str(_RECORDER), root=str(root), src=src))
+
+    report = "__import__('sys').modules['_specbook_record'].report()"
 
     async def on_executed(cell, cell_index, execute_reply) -> None:
         if cell_index == last:
-            used.update(await ask("", "__import__('sys').modules['_specbook_record'].report()"))
+            used.update(await ask("", report))
+
+    failed_at: list[int] = []
+
+    async def on_error(cell, cell_index, execute_reply) -> None:
+        if "raises-exception" not in cell.metadata.get("tags", []):  # the run stops here: read what it made
+            failed_at.append(cell_index)
+            used.update(await ask("", report))
 
     client.on_notebook_start = on_start
     client.on_cell_executed = on_executed
+    client.on_cell_error = on_error
     error = None
     start = time.perf_counter()
     try:
-        client.execute()
+        client.execute(**({"env": environ} if environ is not None else {}))
     except (CellExecutionError, CellTimeoutError) as err:
         import traceback
 
@@ -250,7 +277,10 @@ def _execute(path_text: str, root_text: str, timeout: int) -> dict[str, Any]:
     if error is None and last is not None and not used:
         error = "specbook's recorder did not report what the page used"
     kernel = started[0] - start if started else seconds
-    return {"notebook": nbformat.writes(nb), "seconds": seconds, "kernel": kernel, "error": error, "used": used}
+    code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]  # numbered as pytest's "Cell N"
+    error_cell = code.index(failed_at[0]) if failed_at and failed_at[0] in code else None
+    return {"notebook": nbformat.writes(nb), "seconds": seconds, "kernel": kernel, "error": error,
+            "error_cell": error_cell, "used": used}
 
 
 def where_time_went(seconds: float, kernel: float, jax_seconds: dict[str, float]) -> str:
@@ -371,9 +401,11 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
     used = result["used"]
     files = file_hashes(root, [*used.get("modules", []), *used.get("reads", []), *used.get("missing", [])])
     hashkey = cache.create_hashed_notebook(nb)[1]
+    distributions = used.get("distributions") or {}
     data = {DATA_KEY: {
-        "page": rel, "files": files, "environment": environment, "seconds": result["seconds"],
-        "key": page_key(hashkey, files, environment), "claims": used.get("claims", []),
+        "page": rel, "files": files, "environment": environment, "distributions": distributions,
+        "seconds": result["seconds"], "key": page_key(hashkey, files, environment, distributions),
+        "claims": used.get("claims", []),
         "kernel_seconds": result.get("kernel"), "jax_seconds": used.get("jax_seconds") or {},
         "programs": used.get("programs") or [],
     }}

@@ -5,8 +5,14 @@ per claim: the page, the URL of the cell that makes it (``maddening/ball.html#cl
 the claim's key, measured and expected values, tolerance, unit, whether it holds, and the
 source of its expected value (:class:`specbook.Source`: a declaration, a closed form, an
 independent implementation, or a seed's figure), with the URL of the source's API entry
-where the book documents it. A reader, a CI job or another tool reads it with
-:func:`read_ledger`; :mod:`specbook.diff` compares two.
+where the book documents it. Each entry also says whether it is an example
+(``specbook.example``: page arithmetic, outside the counts), the share of its tolerance it
+uses, and its verdicts under the fault catalogue (``specbook._matrix``): ``killed_by``, the
+faults under which it fails; ``unreached_under``, those whose run stopped before it;
+``expected_moved_under``, those that moved its expected value; and ``mislabelled``, a
+sentence for each fault that proves its source wrong. The document's ``faults`` section
+says, per page, which faults' runs were current, stale or missing. A reader, a CI job or
+another tool reads it with :func:`read_ledger`; :mod:`specbook.diff` compares two.
 """
 
 from __future__ import annotations
@@ -21,7 +27,7 @@ __all__ = ["LEDGER_NAME", "LEDGER_VERSION", "claim_entry", "missing_sources", "r
 
 LEDGER_NAME = "claims.json"
 """The ledger's file name in the built site."""
-LEDGER_VERSION = 1
+LEDGER_VERSION = 2
 """The ledger's format version, stored in it."""
 
 
@@ -56,6 +62,12 @@ def claim_entry(page: str, url: str, page_key: str | None, claim: dict[str, Any]
         "source": claim.get("source"),
         "source_api": api,
         "page_key": page_key,
+        "example": bool(claim.get("example")),
+        "tolerance_used": _number(claim.get("tolerance_used")),
+        "killed_by": list(claim.get("killed_by") or []),
+        "unreached_under": list(claim.get("unreached_under") or []),
+        "expected_moved_under": list(claim.get("expected_moved_under") or []),
+        "mislabelled": list(claim.get("mislabelled") or []),
     }
 
 
@@ -70,11 +82,11 @@ def missing_sources(entries: Iterable[dict[str, Any]]) -> list[str]:
 
 
 def write_ledger(path: str | os.PathLike[str], entries: list[dict[str, Any]],
-                 pages: list[dict[str, Any]]) -> Path:
-    """Write the ledger (``pages`` with their execution keys, then every claim) as strict JSON."""
+                 pages: list[dict[str, Any]], faults: dict[str, Any] | None = None) -> Path:
+    """Write the ledger (``pages`` with their execution keys, the fault section, then every claim) as strict JSON."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    document = {"version": LEDGER_VERSION, "pages": pages, "claims": entries}
+    document = {"version": LEDGER_VERSION, "pages": pages, "faults": faults, "claims": entries}
     path.write_text(json.dumps(document, indent=1, allow_nan=False, ensure_ascii=False) + "\n", encoding="utf-8")
     return path
 

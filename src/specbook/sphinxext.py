@@ -5,8 +5,12 @@ Every page whose execution key changed is executed (``specbook.execute``; see
 read only once its run ended; a page that could not be re-run loses its cached
 notebook, so no stale output is ever shown. Each claim is anchored
 at the cell that makes it (``#claim-<key>``); the build writes every claim of the book
-to ``claims.json`` in the site (``specbook.ledger``), and ``{specbook-claims}`` lists
-them, grouped by page, linked to where they are made and to their source's API entry.
+to ``claims.json`` in the site (``specbook.ledger``), each with the faults of the catalogue
+that break it (``killed_by``, read from the fault runs ``python -m specbook.faults`` stored
+and still current: ``specbook._matrix``), and ``{specbook-claims}`` shows them to a
+reviewer: a summary, then one table filterable by page, source and text and sortable by
+margin (``specbook._claims_page``), linked to where each claim is made and to its
+source's API entry.
 With ``specbook_require_source`` on (``sphinx: config:`` in ``_config.yml``), a claim
 that does not state the source of its expected value fails the build.
 
@@ -81,13 +85,22 @@ def _replace(app, doctree: nodes.document, docname: str) -> None:
             continue
         title = env.titles[doc].astext() if doc in env.titles else doc
         ref = nodes.reference("", title, internal=True, refuri=app.builder.get_relative_uri(docname, doc))
-        count, passed = int(data["count"]), int(data["passed"])
+        count, passed = _counted(data)
         total += count
         held += passed
         row([ref, str(count), str(passed), "✓" if count == passed else "✗"], body)
     row([nodes.strong("", "Whole book"), str(total), str(held), "✓" if total == held else "✗"], body)
     for placeholder in placeholders:
         placeholder.replace_self(table.deepcopy())
+
+
+def _counted(data: dict[str, Any]) -> tuple[int, int]:
+    """A page's claims and how many hold, examples (``specbook.example``) left out."""
+    claims = data.get("claims")
+    if not isinstance(claims, list):
+        return int(data["count"]), int(data["passed"])
+    own = [c for c in claims if not c.get("example")]
+    return len(own), sum(bool(c.get("passed")) for c in own)
 
 
 class ClaimsData:
@@ -345,96 +358,93 @@ class claims_placeholder(nodes.General, nodes.Element):
 
 
 class ClaimsDirective(Directive):
+    """``{specbook-claims}``: the Claims page; ``{specbook-claims} summary`` (or ``table``, ``examples``) one part."""
+
     has_content = False
+    optional_arguments = 1
 
     def run(self) -> list[nodes.Node]:
-        return [claims_placeholder("")]
+        from specbook._claims_page import PARTS
+
+        part = self.arguments[0] if self.arguments else ""
+        if part and part not in PARTS:
+            raise self.error(f"specbook-claims: part {part!r} is not allowed; expected one of {', '.join(PARTS)}")
+        return [claims_placeholder("", part=part)]
 
 
-_KIND_LABEL = {"declaration": "declared", "closed form": "closed form",
-               "independent implementation": "independent", "seed figure": "seed figure"}
+def _annotated(app) -> tuple[list[dict[str, Any]], dict[str, Any] | None]:
+    """The ledger's pages in reading order, each claim with its verdicts under the fault catalogue.
 
+    Read once per build (``specbook._matrix.annotate``: the faults' stored runs that are still
+    current). The second value is the ledger's ``faults`` section, None when no fault run was
+    ever stored here (``python -m specbook.faults`` stores them).
+    """
+    found = getattr(app, "specbook_annotated", None)
+    if found is not None:
+        return found
+    from pathlib import Path
 
-def _value(claim: dict[str, Any]) -> tuple[str, str]:
-    if claim.get("description"):
-        return claim["description"], "holds" if claim.get("holds") else "fails"
-    unit = f" {claim['unit']}" if claim.get("unit") else ""
-    return f"{claim['expected']:.6g}{unit}", f"{claim['measured']:.6g}{unit}"
+    from specbook import _matrix
+    from specbook.catalogue import FAULTS
+
+    env = app.env
+    pages = []
+    for doc in _reading_order(app, env.config.root_doc):
+        page = _ledger(env).get(doc)
+        if page:
+            pages.append({**page, "doc": doc, "claims": [dict(c) for c in page["claims"]]})
+    root = Path(app.srcdir)
+    section = None
+    if (root / _matrix.RUNS).is_dir():
+        section = _matrix.annotate(root, pages, FAULTS)
+    else:
+        for page in pages:
+            for claim in page["claims"]:
+                claim.update(example=bool(claim.get("example")), killed_by=[], unreached_under=[],
+                             expected_moved_under=[], mislabelled=[], tolerance_used=_matrix.tolerance_used(claim))
+    app.specbook_annotated = (pages, section)
+    return pages, section
 
 
 def _render_claims(app, doctree: nodes.document, docname: str) -> None:
     placeholders = list(doctree.findall(claims_placeholder))
     if not placeholders:
         return
+    from specbook._claims_page import render
+
     env = app.env
-    content: list[nodes.Node] = []
-    ledger = _ledger(env)
-    for doc in _reading_order(app, docname):
-        page = ledger.get(doc)
-        if not page or not page["claims"]:
-            continue
-        title = env.titles[doc].astext() if doc in env.titles else doc
-        uri = app.builder.get_relative_uri(docname, doc)
-        count = len(page["claims"])
-        holding = sum(bool(c.get("holds")) for c in page["claims"])
-        head = nodes.paragraph(classes=["specbook-claims-page"])
-        head += nodes.strong("", "", nodes.reference("", title, internal=True, refuri=uri))
-        verdict = ("it holds" if holding else "it fails") if count == 1 else (
-            "all hold" if holding == count else f"{holding} hold")
-        head += nodes.Text(f" ({page['page']}): {count} claim{'s' if count != 1 else ''}, {verdict}")
-        content.append(head)
-        table = nodes.table(classes=["specbook-claims", "colwidths-given"])
-        group = nodes.tgroup(cols=5)
-        table += group
-        for width in (26, 15, 21, 9, 29):
-            group += nodes.colspec(colwidth=width)
-        thead, tbody = nodes.thead(), nodes.tbody()
-        group += thead
-        group += tbody
+    pages, section = _annotated(app)
+    docs = {page["page"]: page["doc"] for page in pages}
 
-        def row(cells: list[Any], parent: nodes.Element) -> None:
-            r = nodes.row()
-            for cell in cells:
-                entry = nodes.entry()
-                para = nodes.paragraph()
-                for part in cell if isinstance(cell, list) else [cell]:
-                    para += part if isinstance(part, nodes.Node) else nodes.Text(str(part))
-                entry += para
-                r += entry
-            parent += r
+    def title(rel: str) -> str:
+        doc = docs[rel]
+        return env.titles[doc].astext() if doc in env.titles else doc
 
-        row(["Claim", "Measured", "Expected (tolerance)", "Holds", "Source of the expected value"], thead)
-        for claim in page["claims"]:
-            where = nodes.reference("", "", nodes.literal("", claim["key"]), internal=True,
-                                    refuri=f"{uri}#{claim['anchor']}" if claim.get("anchor") else uri)
-            expected, measured = _value(claim)
-            source = claim.get("source")
-            if source:
-                label = _KIND_LABEL.get(source["kind"], source["kind"])
-                api = _api_entry(app, docname, source["ref"]) if source["kind"] in (
-                    "declaration", "seed figure", "independent implementation") else None
-                ref_node: nodes.Node = nodes.literal("", source["ref"]) if source["kind"] != "closed form" \
-                    else nodes.Text(source["ref"])
-                if api is not None:
-                    ref_node = nodes.reference("", "", ref_node, internal=True, refuri=api[1],
-                                               reftitle=f"API entry: {api[0]}")
-                source_cell = [nodes.Text(f"{label}: "), ref_node]
-            else:
-                source_cell = ["not stated"]
-            if not claim.get("description"):
-                expected = f"{expected} ({claim.get('tolerance') or 'exact'})"
-            row([[where], measured, expected, "✓" if claim.get("holds") else "✗", source_cell], tbody)
-        content.append(table)
-    if not content:
-        content = [nodes.paragraph("", "No page has recorded claims in this build.")]
-    else:  # long claim names and dotted sources wrap inside their column instead of running off the page
-        content.insert(0, nodes.raw("", "<style>table.specbook-claims{table-layout:fixed;width:100%}"
-                                        "table.specbook-claims td{overflow-wrap:anywhere}"
-                                        "table.specbook-claims code,table.specbook-claims span.pre"
-                                        "{white-space:normal;overflow-wrap:anywhere}</style>",
-                                    format="html"))
+    def api_uri(source: dict[str, Any]) -> str | None:
+        if source.get("kind") not in ("declaration", "seed figure", "independent implementation"):
+            return None
+        api = _api_entry(app, docname, source.get("ref"))
+        return None if api is None else api[1]
+
+    parts = render(pages, section, title=title, page_uri=lambda rel: app.builder.get_relative_uri(docname, docs[rel]),
+                   api_uri=api_uri)
     for placeholder in placeholders:
+        part = placeholder.get("part")
+        content = parts[part] if part else [*parts["summary"], nodes.rubric("", "Every claim"), *parts["table"],
+                                            nodes.rubric("", "Examples"), *parts["examples"]]
         placeholder.replace_self([node.deepcopy() for node in content])
+
+
+def _claims_page_assets(app, pagename, templatename, context, doctree) -> None:
+    """The Claims page alone loads DataTables (vendored in ``_static``) and the script that sets it up."""
+    from specbook._claims_page import DATATABLES, TABLE_ID
+
+    if doctree is None or not any(TABLE_ID in node.astext() for node in doctree.findall(nodes.raw)):
+        return
+    script, style = DATATABLES
+    app.add_css_file(style)
+    app.add_js_file(script)
+    app.add_js_file("specbook-claims.js")
 
 
 def _check_sources(app, env) -> None:
@@ -465,13 +475,10 @@ def _write_ledger(app, exception) -> None:
 
     from specbook.ledger import LEDGER_NAME, claim_entry, write_ledger
 
-    env = app.env
-    ledger = _ledger(env)
     entries, pages = [], []
-    for doc in _reading_order(app, env.config.root_doc):
-        page = ledger.get(doc)
-        if not page:
-            continue
+    annotated, section = _annotated(app)
+    for page in annotated:
+        doc = page["doc"]
         url = app.builder.get_target_uri(doc)
         pages.append({"page": page["page"], "url": url, "key": page["key"], "seconds": page.get("seconds"),
                       "claims": len(page["claims"])})
@@ -482,8 +489,12 @@ def _write_ledger(app, exception) -> None:
             api_uri = None if api is None else _site_uri(app, doc, api[1])  # from the site's root
             entries.append(claim_entry(page["page"], f"{url}#{claim['anchor']}" if claim.get("anchor") else url,
                                        page["key"], claim, api_uri))
-    path = write_ledger(Path(app.outdir) / LEDGER_NAME, entries, pages)
-    logging.getLogger(__name__).info(f"specbook: wrote {len(entries)} claims of {len(pages)} pages to {path}")
+    path = write_ledger(Path(app.outdir) / LEDGER_NAME, entries, pages, faults=section)
+    examples = sum(bool(e.get("example")) for e in entries)
+    proven = sum(bool(e.get("killed_by")) for e in entries if not e.get("example"))
+    logging.getLogger(__name__).info(
+        f"specbook: wrote {len(entries)} claims of {len(pages)} pages to {path}; {proven} of "
+        f"{len(entries) - examples} claims proven able to fail by the fault catalogue ({examples} examples apart)")
 
 
 def _site_uri(app, fromdoc: str, relative: str) -> str:
@@ -542,6 +553,7 @@ def setup(app) -> dict[str, Any]:
     app.connect("env-check-consistency", _check_sources)
     app.connect("build-finished", _write_ledger)
     app.add_config_value("specbook_require_source", False, "env")
+    app.connect("html-page-context", _claims_page_assets)
     app.connect("html-page-context", _reader_view, priority=900)
     app.connect("env-purge-doc", _purge)
     app.connect("env-merge-info", _merge)

@@ -59,7 +59,7 @@ def _book(folder: Path) -> Path:
     (folder / "_toc.yml").write_text("format: jb-book\nroot: first\nchapters:\n  - file: second\n"
                                      "  - file: prose\n  - file: claims\n")
     (folder / "first.md").write_text(_page(
-        "First", "from tiny import shared",
+        "First", "from tiny import shared\nimport scipy.linalg  # keyed by SciPy's version; the second page is not",
         'print(open("data/table.txt").read().strip())\n'
         'specbook.claim("first_one", shared.ONE, 1.0, atol=0.01, source=specbook.declared("tiny.shared.ONE"))'))
     (folder / "second.md").write_text(_page(
@@ -174,7 +174,7 @@ def test_why_stale_names_what_changed(tmp_path):
     env = keys.environment_record({})
     files = keys.file_hashes(tmp_path, ["src/a.py", "notes.txt", "later.txt"])
     assert files["later.txt"] is None
-    record = {"files": files, "environment": env}
+    record = {"files": files, "environment": env, "distributions": {}}
     assert keys.why_stale(record, tmp_path, env) is None
     (tmp_path / "src" / "a.py").write_text("A = 2\n")
     assert keys.why_stale(record, tmp_path, env) == "src/a.py changed"
@@ -184,6 +184,23 @@ def test_why_stale_names_what_changed(tmp_path):
     assert keys.why_stale(record, tmp_path, {**env, "jax": "0.0.1"}).startswith(
         f"environment changed: jax {env['jax']} -> 0.0.1")
     assert keys.why_stale(None, tmp_path, env) == "no record of what it used"
+
+
+def test_why_stale_names_a_distribution_whose_version_changed_and_a_variable_that_shapes_jax(tmp_path):
+    env = keys.environment_record({})
+    scipy = keys.installed_versions()["scipy"]
+    record = {"files": {}, "environment": env, "distributions": {"scipy": scipy}}
+    assert keys.why_stale(record, tmp_path, env) is None
+    assert keys.why_stale({**record, "distributions": {"scipy": "0.0.1"}}, tmp_path, env) == (
+        f"distribution changed: scipy 0.0.1 -> {scipy}")
+    assert keys.why_stale({"files": {}, "environment": env}, tmp_path, env) == (
+        "no record of the distributions it imported")
+    flags = keys.environment_record({"XLA_FLAGS": "--xla_backend_optimization_level=0"})
+    assert keys.why_stale(record, tmp_path, flags) == (
+        "environment changed: XLA_FLAGS (unset) -> --xla_backend_optimization_level=0")
+    for neutral in ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS", "JAX_LOG_COMPILES"):
+        assert keys.environment_record({neutral: "1"}) == env, neutral  # where the cache lives changes no number
+    assert "JAX_DEFAULT_MATMUL_PRECISION" in keys.environment_record({"JAX_DEFAULT_MATMUL_PRECISION": "highest"})
 
 
 def test_the_recorder_sees_modules_under_src_and_files_read_not_written(tmp_path):
@@ -333,6 +350,50 @@ def test_a_change_of_the_environment_record_reruns_every_page(book):
     assert all(r.startswith("re-ran (environment changed: x64 False -> True") for r in reasons.values()), reasons
     code, out = _execute(folder)  # and back
     assert all(r.startswith("re-ran (environment changed: x64 True -> False") for r in _reasons(out).values())
+
+
+@pytest.mark.slow
+def test_the_key_holds_the_distributions_the_page_imported_read_from_its_kernel(book):
+    folder, _, _ = book
+    records = {r.uri: r.data["specbook"] for r in execute._cache(folder, None).list_cache_records()}
+    first, second = records["first.md"]["distributions"], records["second.md"]["distributions"]
+    assert first["scipy"] == keys.installed_versions()["scipy"]
+    assert "scipy" not in second  # what the page imported, not a fixed list
+    assert "numpy" in first and "diffrax" not in first
+
+
+def _plan(folder: Path) -> tuple[int, dict[str, str]]:
+    import io
+
+    out = io.StringIO()
+    stale = execute.execute_pages(folder, report_only=True, out=out)
+    verdicts = {}
+    for line in out.getvalue().splitlines():
+        match = re.match(r"(\S+\.md): (cached|to re-run \((.*)\))", line)
+        if match:
+            verdicts[match.group(1)] = match.group(3) or match.group(2)
+    return stale, verdicts
+
+
+@pytest.mark.slow
+def test_plan_reports_a_page_stale_after_a_scipy_version_change(book, monkeypatch):
+    folder, _, _ = book
+    assert _plan(folder) == (0, {"first.md": "cached", "second.md": "cached"})
+    installed = dict(keys.installed_versions())
+    old = installed["scipy"]
+    monkeypatch.setattr(keys, "installed_versions", lambda: {**installed, "scipy": "99.0.0"})  # an upgrade, simulated
+    assert _plan(folder) == (1, {"first.md": f"distribution changed: scipy {old} -> 99.0.0", "second.md": "cached"})
+
+
+@pytest.mark.slow
+def test_plan_reports_every_page_stale_after_a_change_of_xla_flags(book, monkeypatch):
+    folder, _, _ = book
+    monkeypatch.setenv("XLA_FLAGS", "--xla_backend_optimization_level=0")
+    reason = "environment changed: XLA_FLAGS (unset) -> --xla_backend_optimization_level=0"
+    assert _plan(folder) == (2, {"first.md": reason, "second.md": reason})
+    monkeypatch.delenv("XLA_FLAGS")
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(folder / "elsewhere"))  # changes no number
+    assert _plan(folder) == (0, {"first.md": "cached", "second.md": "cached"})
 
 
 @pytest.mark.slow

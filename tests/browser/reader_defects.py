@@ -74,8 +74,19 @@ async () => {
     minFontPt: img.dataset.minFontPt ? parseFloat(img.dataset.minFontPt) : null,
     dpi: img.dataset.dpi ? parseFloat(img.dataset.dpi) : null,
   }));
+  // What each typeset formula shows: the text of every token MathJax drew (identifiers, numbers,
+  // operators, text), read from its internal tree, since the glyphs themselves are CSS, not text.
+  const mathShown = [];
+  const mathDocument = mj && mj.startup && mj.startup.document;
+  for (const item of (mathDocument && mathDocument.math) || []) {
+    if (!item.root || !item.root.walkTree) continue;
+    let shown = "";
+    item.root.walkTree(node => { if (node.isToken && node.getText) { shown += node.getText(); } });
+    mathShown.push({tex: String(item.math).replace(/\s+/g, " ").trim().slice(0, 120), shown: shown.slice(0, 200)});
+  }
   return {column: {left, width}, blocks, shownText, proseText,
-          outputs, smallestProse: smallest, figures, viewport: window.innerWidth};
+          outputs, smallestProse: smallest, figures, mathShown, viewport: window.innerWidth,
+          screen: window.innerHeight, height: document.documentElement.scrollHeight};
 }
 """
 
@@ -196,3 +207,38 @@ def small_figure_text(layout: dict) -> list[str]:
             found.append(f"figure {fig['alt']!r}: smallest text {fig['minFontPt']:g} pt shows at {px:.1f} px, "
                          f"below the prose's smallest {smallest['px']:g} px ({smallest['text']!r})")
     return found
+
+
+def math_escapes(layout: dict) -> list[str]:
+    r"""Typeset formulas that show a backslash: a TeX escape drawn as text, as ``\texttt{A\_B}`` is.
+
+    A formula's symbols are the mathematics' own (a constant of the code is a symbol defined in
+    the prose), so a backslash a reader can see is always a leak of TeX or of code.
+
+    >>> shown = [{"tex": r"\texttt{CONTACT\_ULPS}", "shown": r"CONTACT\_ULPS"}, {"tex": r"A \setminus B", "shown": "A∖B"}]
+    >>> print(*math_escapes({"mathShown": shown}))
+    \texttt{CONTACT\_ULPS}  (drawn: CONTACT\_ULPS)
+    """
+    return [f"{m['tex']}  (drawn: {m['shown']})" for m in layout["mathShown"] if "\\" in m["shown"]]
+
+
+SCREENS = 15
+"""The tallest a page may be, in screens of the 1280 x 900 px window the checks read it in."""
+
+
+def screens_tall(layout: dict) -> float:
+    """How many screens the page is tall: its scroll height over the window's height."""
+    return layout["height"] / layout["screen"]
+
+
+def too_tall(layout: dict, limit: float = SCREENS) -> str | None:
+    """A page taller than ``limit`` screens, described; ``None`` when it fits.
+
+    >>> too_tall({"height": 9000, "screen": 900}), too_tall({"height": 18000, "screen": 900})
+    (None, '20.0 screens tall (18000 px at a 900 px window), above the limit of 15')
+    """
+    screens = screens_tall(layout)
+    if screens <= limit:
+        return None
+    return (f"{screens:.1f} screens tall ({layout['height']} px at a {layout['screen']} px window), "
+            f"above the limit of {limit:g}")

@@ -7,16 +7,20 @@ report none. Opt-in with the other browser tests.
 
 from __future__ import annotations
 
+import base64
 import functools
 import http.server
-import threading
-
-import base64
+import importlib
 import io
+import shutil
+import threading
+from pathlib import Path
 
 import pytest
 from browser_visit import QuietHandler, visit_page
-from reader_defects import bare_value, float_noise, markdown_leaks, small_figure_text, too_wide
+from reader_defects import (
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, small_figure_text, too_tall, too_wide,
+)
 
 BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
 <p>The order is <span class="pasted-text">0.9990</span>. Left over: {glue:text}`gone:.2f`</p>
@@ -95,6 +99,29 @@ READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
 </div></div></div>
 """.format(fig=_png(6.8, 11)))
 
+# Formulas typeset by the book's own MathJax, configured as Sphinx configures it: the broken page
+# writes a code constant in TeX text (its escaped underscore is drawn as a backslash and an
+# underscore) and is 20 screens tall; the clean one writes the same band with a symbol defined
+# in the prose, and a set difference whose glyph is not a backslash.
+_MATH = """<!DOCTYPE html><html><head><title>{title}</title>
+<script>window.MathJax = {{"options": {{"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"}}}}</script>
+<script defer src="../_static/mathjax/tex-chtml.js"></script>
+<style>body {{ margin: 0; }} article.bd-article {{ width: 688px; margin-left: 300px; }}</style>
+</head><body><main><article class="bd-article">{body}</article></main></body></html>"""
+
+MATH_BROKEN = _MATH.format(title="math-broken", body=r"""
+<p>The band is <span class="math notranslate nohighlight">\(\varepsilon = \texttt{CONTACT\_ULPS}\cdot\epsilon_{\mathrm{mach}}\)</span>.</p>
+<div class="math notranslate nohighlight">\[g_i(x, q) = \phi\bigl(x + R(q)\,p_i\bigr) - \delta\]</div>
+<div style="height: 18000px">a page 20 screens tall</div>
+""")
+
+MATH_CLEAN = _MATH.format(title="math-clean", body=r"""
+<p>The band is <span class="math notranslate nohighlight">\(\varepsilon = u\,\epsilon_{\mathrm{mach}}\,(|x| + r_e + \delta)\)</span>,
+where <span class="math notranslate nohighlight">\(u\)</span> counts units in the last place.</p>
+<div class="math notranslate nohighlight">\[A \setminus B = \{\, a \in A : a \notin B \,\}\]</div>
+<div style="height: 9000px">a page 10 screens tall</div>
+""")
+
 
 @pytest.fixture(scope="module")
 def fake_book(tmp_path_factory):
@@ -104,6 +131,11 @@ def fake_book(tmp_path_factory):
     (html / "book" / "clean.html").write_text(CLEAN)
     (html / "book" / "reader-broken.html").write_text(READER_BROKEN)
     (html / "book" / "reader-clean.html").write_text(READER_CLEAN)
+    (html / "book" / "math-broken.html").write_text(MATH_BROKEN)
+    (html / "book" / "math-clean.html").write_text(MATH_CLEAN)
+    # the book's MathJax, as the build copies it (sphinx-mathjax-offline)
+    offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
+    shutil.copytree(offline, html / "_static" / "mathjax")
     server = http.server.ThreadingHTTPServer(
         ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
@@ -118,7 +150,7 @@ def reports(chromium, fake_book, tmp_path_factory):
     html, base = fake_book
     shots = tmp_path_factory.mktemp("shots")
     return {doc: visit_page(chromium, base, html, f"book/{doc}", shots)
-            for doc in ("broken", "clean", "reader-broken", "reader-clean")}
+            for doc in ("broken", "clean", "reader-broken", "reader-clean", "math-broken", "math-clean")}
 
 
 def test_console_and_script_errors_are_caught(reports):
@@ -193,3 +225,19 @@ def test_figure_text_smaller_than_the_prose_is_caught(reports):
     assert small[0].startswith("figure 'four panels in one row': smallest text 10 pt shows at")
     assert "records no font size and dpi" in small[1]
     assert not small_figure_text(reports["reader-clean"].layout)
+
+
+def test_a_backslash_drawn_in_a_formula_is_caught(reports):
+    broken, clean = reports["math-broken"].layout, reports["math-clean"].layout
+    assert len(broken["mathShown"]) == 2 and len(clean["mathShown"]) == 3  # every formula was typeset and read
+    escapes = math_escapes(broken)
+    assert len(escapes) == 1 and "\\" in escapes[0].split("(drawn: ")[1], escapes
+    assert escapes[0].startswith(r"\varepsilon = \texttt{CONTACT\_ULPS}"), escapes
+    assert not math_escapes(clean), math_escapes(clean)
+
+
+def test_a_page_taller_than_the_limit_is_caught(reports):
+    broken, clean = reports["math-broken"].layout, reports["math-clean"].layout
+    assert broken["screen"] == 900 and screens_tall(broken) > 20 > SCREENS, screens_tall(broken)
+    assert too_tall(broken).startswith(f"{screens_tall(broken):.1f} screens tall")
+    assert too_tall(clean) is None and 10 <= screens_tall(clean) < SCREENS

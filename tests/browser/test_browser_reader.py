@@ -1,5 +1,6 @@
 """Every page as a reader sees it at 1280 px: no Markdown left as text, no stray values,
-no unformatted numbers, nothing wider than the text column, no figure text too small to read.
+no unformatted numbers, nothing wider than the text column, no figure text too small to read,
+no backslash drawn in a formula, and no page but an API reference taller than 15 screens.
 
 Opt-in (``pytest tests/browser --browser``), after the strict build: see conftest.py. The rules
 are in reader_defects.py; test_browser_detects_defects.py shows each one failing on a planted defect.
@@ -9,9 +10,13 @@ from __future__ import annotations
 
 import pytest
 from book_pages import toc_pages
-from reader_defects import bare_value, float_noise, markdown_leaks, small_figure_text, too_wide
+from reader_defects import (
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, small_figure_text, too_tall, too_wide,
+)
 
 PAGES = toc_pages()
+# An API reference lists every public name of its modules, and is read by search, not end to end.
+API_REFERENCES = [doc for doc in PAGES if doc.rsplit("/", 1)[-1].endswith("api")]
 
 
 @pytest.mark.parametrize("doc", PAGES)
@@ -47,3 +52,16 @@ def test_figure_text_is_as_large_as_the_prose(visit, doc):
         pytest.skip(f"{doc} has no figure")
     small = small_figure_text(layout)
     assert not small, f"{doc}: {small}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_formula_shows_a_backslash(visit, doc):
+    escapes = math_escapes(visit(doc).layout)
+    assert not escapes, (f"{doc}: formulas that draw a backslash (write the constant as a symbol defined in the "
+                         f"prose, and map it in the implementation table): " + "; ".join(escapes))
+
+
+@pytest.mark.parametrize("doc", [doc for doc in PAGES if doc not in API_REFERENCES])
+def test_a_page_is_at_most_15_screens_tall(visit, doc):
+    tall = too_tall(visit(doc).layout, SCREENS)
+    assert tall is None, f"{doc}: {tall}; split it where its ideas split, as sub-pages of its chapter"

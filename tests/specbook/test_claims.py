@@ -106,3 +106,59 @@ def test_forget_drops_a_claim_shown_on_purpose():
     assert specbook.all_claims() == []
     with pytest.raises(KeyError, match="no claim 'wrong'"):
         specbook.forget("wrong")
+
+
+# -- record mode and examples -------------------------------------------------------------------
+
+def test_record_mode_records_every_false_claim_and_goes_on(monkeypatch):
+    monkeypatch.setenv(specbook.RECORD_ENV, "1")
+    assert specbook.record_mode()
+    assert specbook.claim("off", 2.0, 1.0, atol=0.1) == 2.0  # no raise: the page goes on
+    assert specbook.check("flag", False, "the flag is raised") is False
+    specbook.claim("fine", 1.0, 1.0)
+    assert [c.key for c in specbook.recorded_failures()] == ["off", "flag"]
+    assert [c.passed for c in specbook.all_claims()] == [False, False, True]
+
+
+def test_record_mode_keeps_a_failure_when_the_claim_is_made_again_or_forgotten(monkeypatch):
+    monkeypatch.setenv(specbook.RECORD_ENV, "1")
+    specbook.claim("again", 2.0, 1.0)
+    specbook.claim("again", 1.0, 1.0)  # the build would have stopped at the first
+    assert [c.measured for c in specbook.recorded_failures()] == [2.0]
+    specbook.forget("again")  # a probe forgotten after it failed: the build would have stopped there too
+    assert [c.key for c in specbook.recorded_failures()] == ["again"] and specbook.all_claims() == []
+
+
+def test_without_record_mode_a_false_claim_still_raises(monkeypatch):
+    monkeypatch.setenv(specbook.RECORD_ENV, "0")
+    assert not specbook.record_mode()
+    with pytest.raises(specbook.ClaimError):
+        specbook.claim("off", 2.0, 1.0)
+    assert specbook.recorded_failures() == []
+
+
+def test_claims_inside_raising_raise_even_in_record_mode(monkeypatch):
+    monkeypatch.setenv(specbook.RECORD_ENV, "1")
+    with pytest.raises(specbook.ClaimError), specbook.raising():
+        specbook.claim("probe", 2.0, 1.0)
+    assert specbook.record_mode()  # closed again
+    assert specbook.recorded_failures() == []
+
+
+def test_an_example_is_checked_glued_and_marked(glued):
+    assert specbook.example("arith", 1.001, 1.0, atol=0.01, source=specbook.closed_form("1")) == 1.001
+    (record,) = specbook.all_claims()
+    assert record.example and record.passed and glued["arith"] == 1.001
+    with pytest.raises(specbook.ClaimError):  # a wrong example still fails the page
+        specbook.example("arith_bad", 2.0, 1.0, source=specbook.closed_form("1"))
+    assert specbook.check("cond", True, "page arithmetic holds", example=True)
+    assert [c.example for c in specbook.all_claims()] == [True, True, True]
+
+
+def test_the_claims_table_marks_examples_and_carries_the_flag():
+    specbook.claim("a", 1.0, 1.0)
+    specbook.example("b", 1.0, 1.0)
+    shown = specbook.claims_table()
+    assert [row[0] for row in shown.table.cells] == ["`a`", "`b` (example)"]
+    data = shown._repr_mimebundle_()["application/vnd.specbook.claims+json"]
+    assert [c["example"] for c in data["claims"]] == [False, True]

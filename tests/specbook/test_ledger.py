@@ -87,3 +87,15 @@ def test_a_claim_without_a_source_is_found():
 
 def test_the_exports():
     assert specbook.diff_ledgers is diff.diff_ledgers is _diff.diff_ledgers and specbook.read_ledger is ledger.read_ledger
+
+
+def test_the_diff_names_a_claim_no_fault_breaks_any_more():
+    def ledger(killers):
+        return {"faults": {"catalogue": ["f1"]}, "claims": [
+            {"page": "p.md", "key": "x", "measured": 1.0, "expected": 1.0, "atol": 0.1, "holds": True,
+             "killed_by": killers}]}
+
+    changes = diff.diff_ledgers(ledger(["f1"]), ledger([]))
+    assert changes.lines() == ["unproven p.md: x: no fault breaks it any more (was f1)"]
+    assert not diff.diff_ledgers(ledger([]), ledger(["f1"]))  # gaining a killer is no regression
+    assert not diff.diff_ledgers({"claims": ledger(["f1"])["claims"]}, ledger([]))  # no matrix before: unknown

@@ -154,8 +154,15 @@ def test_known_defects_lists_open_records_touching_the_mapping():
     assert box.ids == ("X-ANO-001", "X-ANO-003")
     text = box.markdown
     assert text.startswith("```{admonition} Known defects: 2 open")
-    assert "{ref}`X-ANO-001 <anomaly-x-ano-001>`: tables break (touches `specbook.Table`)" in text
+    # each touched row is named by its term, as the mapping table shows it
+    assert "{ref}`X-ANO-001 <anomaly-x-ano-001>`: tables break (touches a table)" in text
+    assert "(touches a claim)" in text
     assert "X-ANO-002" not in text and "X-ANO-004" not in text
+
+
+def test_the_box_names_a_plain_name_by_its_public_parts():
+    box = specbook.known_defects(RECORDS, ["specbook._tables.Table.markdown"])
+    assert "(touches `Table.markdown`)" in box.markdown
 
 
 def test_a_resolved_record_leaves_the_box():
@@ -171,36 +178,3 @@ def test_known_defects_refuses_what_is_not_a_record_or_a_row():
         specbook.known_defects([object()], ["specbook.claim"])
     with pytest.raises(TypeError, match=r"mapping_rows\[0\]"):
         specbook.known_defects(RECORDS, [3])
-
-
-# ---- figures a reader can read ----------------------------------------------------------------
-
-def _figure(width_in, font_pt, panels=1):
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, axes = plt.subplots(1, panels, figsize=(width_in, 2.5), squeeze=False)
-    for ax in axes[0]:
-        ax.plot([0, 1], [0, 1])
-        ax.set_xlabel("t (s)", fontsize=font_pt)
-        ax.tick_params(labelsize=font_pt)
-    return fig
-
-
-def test_smallest_font_reads_every_visible_text():
-    fig = _figure(5, 12)
-    fig.axes[0].set_title("title", fontsize=9)
-    assert specbook.smallest_font_pt(fig) == 9.0
-
-
-def test_a_wide_many_panel_figure_is_refused_with_the_size_it_would_show_at():
-    fig = _figure(14, 10, panels=4)  # the ball page's old derivative figure: 10 pt in a 14 in row
-    with pytest.raises(specbook.FigureTooSmall, match=r"10 pt, would show at \d\.\d px"):
-        specbook.figure(fig, "four panels in a row")
-
-
-def test_a_column_wide_figure_with_large_enough_text_is_shown():
-    fig = _figure(6.5, 12, panels=2)
-    assert specbook.figure(fig, "two panels") is None

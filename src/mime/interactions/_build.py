@@ -29,6 +29,7 @@ from mime.geometry import Part
 from mime.interactions._centre import centre_hold
 from mime.interactions._hold import GROUPS, PROJECTION_SWEEPS, SWEEPS, HullHold
 from mime.interactions.confinement import BuildReport, Confinement, checked_hull
+from mime.scene import shape_of
 
 __all__ = ["MAX_STARTS", "PROBES", "SPACING_FLOOR", "default_spacing", "build_confinement"]
 
@@ -182,7 +183,7 @@ def build_confinement(
         sup[g, :k] = supported[sel]
         part[g, :k] = part_idx[sel]
         part[g, k:] = part_idx[sel[0]]
-    k_max = int(max(1, starts.max()))
+    shape = shape_of(surface)
     hold = HullHold(
         margin=np.float64(margin),
         extent=np.float64(hull.extent),
@@ -193,15 +194,17 @@ def build_confinement(
         part=part,
         starts=starts.astype(np.int32),
         exclusion=np.full(GROUPS, exclusion),
-        surface=surface,
-        parts=tuple((p.geometry, p.position, p.orientation) for p in hull.parts),
-        lever_masks=tuple(_lever_mask(p) for p in hull.parts),
-        k_max=k_max,
-        sweeps=sweeps,
-        projection_sweeps=projection_sweeps,
-        any_support=bool(supported.any()),
-        any_samples=bool((~supported).any()),
-        one_search=bool(len(hull.parts) == 1 and hull.parts[0].geometry.hint_free and surface.flat
+        most_starts=np.int32(max(1, starts.max())),
+        surface=shape,
+        part_params=np.stack([p.geometry.support_params() for p in hull.parts]),
+        part_steps=np.array([p.geometry.support_steps for p in hull.parts], dtype=np.int32),
+        part_offset=np.array([p.position for p in hull.parts], dtype=np.float64),
+        part_turn=np.stack([np.asarray(p.matrix(), dtype=np.float64) for p in hull.parts]),
+        lever_masks=np.array([_lever_mask(p) for p in hull.parts], dtype=np.float64),
+        sweeps=np.int32(sweeps),
+        projection_sweeps=np.int32(projection_sweeps),
+        kinds=tuple(type(p.geometry) if p.geometry.has_support else None for p in hull.parts),
+        one_search=bool(len(hull.parts) == 1 and hull.parts[0].geometry.hint_free and shape.flat
                         and supported.all() and (starts >= 1).all()),
     )
     report = BuildReport(

@@ -155,8 +155,8 @@ class PointChoice(Protocol):
     margin: Array
     extent: Array
     shortfall: Array
-    sweeps: int
-    projection_sweeps: int
+    sweeps: Array
+    projection_sweeps: Array
 
     def choose(self, x: Array, q: Array) -> Held: ...
 
@@ -196,6 +196,21 @@ class _Projected(NamedTuple):
     projected: Array
     moved: Array
     points: Array
+
+
+class _Rounds(NamedTuple):
+    """The starts' rounds' carry (per group): the samples still available as starts, the deepest
+    converged search so far (its gap, point and part), and the first round's start (its sample,
+    part and gap) and whether it was one."""
+
+    avail: Array
+    best_gap: Array
+    best_point: Array
+    best_part: Array
+    first_hint: Array
+    first_part: Array
+    first_gap: Array
+    has_start: Array
 
 
 def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
@@ -275,21 +290,18 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
 # ---------------------------------------------------------------------------------------
 # the hull's points
 # ---------------------------------------------------------------------------------------
-def _part_support(parts: tuple, j: int) -> Callable[[Array, Array], tuple[Array, Array]]:
-    geom, pos, orient = parts[j]
-    Rp = np.asarray(rotation.matrix(np.asarray(orient)))
-    o = np.asarray(pos)
-
-    def f(d: Array, hint: Array) -> tuple[Array, Array]:
-        dp = jnp.asarray(Rp.T) @ d
-        hp = jnp.asarray(Rp.T) @ (hint - jnp.asarray(o))
-        if geom.has_support:
-            pp, ok = geom.support_near(dp, hp)
-        else:
-            pp, ok = hp, jnp.array(False)
-        return jnp.asarray(o) + jnp.asarray(Rp) @ pp, ok
-
-    return f
+def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: Array, d: Array,
+                  hint: Array) -> tuple[Array, Array]:
+    """``(point, converged)`` of one part of ``kind`` (its class, ``None`` for a kind held at its samples),
+    placed at ``offset`` turned by ``turn`` in the body's frame: the search along the body-frame ``d``
+    from ``hint``."""
+    dp = turn.T @ d
+    hp = turn.T @ (hint - offset)
+    if kind is not None:
+        pp, ok = kind.support_from(params, dp, hp, steps)
+    else:
+        pp, ok = hp, jnp.array(False)
+    return offset + turn @ pp, ok
 
 
 @pytree
@@ -309,14 +321,23 @@ class HullHold:
         part: ``(GROUPS, G)`` int, the hull part the sample lies on.
         starts: ``(GROUPS,)`` int, each group's count of search starts.
         exclusion: ``(GROUPS,)`` m, how far apart a group's starts lie.
+        most_starts: ``()`` int, the most starts of any group.
+        surface: the surface's shape (``mime.scene.PlaneShape``, ``mime.scene.TubeWallShape``): its
+            numbers traced, its class a key of the compilation.
+        part_params: ``(P, SUPPORT_WIDTH)`` each part's ``support_params()`` (m).
+        part_steps: ``(P,)`` int, each part's ``support_steps``.
+        part_offset: ``(P, 3)`` m, each part's position in the body's frame.
+        part_turn: ``(P, 3, 3)`` each part's rotation into the body's frame.
+        lever_masks: ``(P, 3)`` what multiplies the lever of a point held at each part's support (0 where
+            the lever's component is zero exactly: about a body of revolution's own axis, and every
+            component for a ball about the centre).
+        sweeps, projection_sweeps: ``()`` int, the most sweeps of the velocity solve and of the projection.
 
-    Static (they key the compilation): ``surface``; ``parts``, each ``(kind, position,
-    orientation)``; ``lever_masks``, one ``(3,)`` per part; ``k_max``, the most starts of
-    any group; ``sweeps`` and ``projection_sweeps``; ``any_support`` and ``any_samples``,
-    whether some part answers the support query and whether some does not; ``one_search``,
-    whether every group's search reaches one and the same point (one part whose support
-    ignores its start, every group with a start, a flat surface), so that it is searched once
-    and the samples are not scanned (the same point, to the last bit).
+    Static (they key the compilation): ``kinds``, each part's kind class (``None`` for a kind
+    held at its samples), and ``one_search``, whether every group's search reaches one and the same
+    point (one part whose support ignores its start, every group with a start, a flat surface), so
+    that it is searched once and the samples are not scanned (the same point, to the last bit).
+    Every number is traced, so hulls of one kind share a compiled step whatever their sizes.
     """
 
     margin: Array
@@ -328,18 +349,30 @@ class HullHold:
     part: Array
     starts: Array
     exclusion: Array
-    surface: Any = static()
-    parts: tuple = static()
-    lever_masks: tuple = static()
-    k_max: int = static(default=1)
-    sweeps: int = static(default=SWEEPS)
-    projection_sweeps: int = static(default=PROJECTION_SWEEPS)
-    any_support: bool = static(default=False)
-    any_samples: bool = static(default=False)
+    most_starts: Array
+    surface: Any
+    part_params: Array
+    part_steps: Array
+    part_offset: Array
+    part_turn: Array
+    lever_masks: Array
+    sweeps: Array
+    projection_sweeps: Array
+    kinds: tuple = static()
     one_search: bool = static(default=False)
 
     reads_orientation = True
     """The hold reads the body's orientation."""
+
+    @property
+    def any_support(self) -> bool:
+        """Whether some part answers the support query."""
+        return any(kind is not None for kind in self.kinds)
+
+    @property
+    def any_samples(self) -> bool:
+        """Whether some part is held at its samples."""
+        return any(kind is None for kind in self.kinds)
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step (:func:`two_passes`)."""
@@ -348,7 +381,12 @@ class HullHold:
     # -- choosing ----------------------------------------------------------------------
     def support(self, part: Array, d: Array, hint: Array) -> tuple[Array, Array]:
         """``(point, converged)``: the search on ``part`` along the body-frame ``d`` from ``hint``."""
-        fs = [_part_support(self.parts, j) for j in range(len(self.parts))]
+        def on(j: int) -> Callable[[Array, Array], tuple[Array, Array]]:
+            kind = self.kinds[j]
+            return lambda d, hint: _part_support(kind, self.part_params[j], self.part_steps[j], self.part_offset[j],
+                                                 self.part_turn[j], d, hint)
+
+        fs = [on(j) for j in range(len(self.kinds))]
         if len(fs) == 1:
             return fs[0](d, hint)
         return jax.lax.switch(part, fs, d, hint)
@@ -372,7 +410,7 @@ class HullHold:
         gap = phi - self.margin
         inf = jnp.array(jnp.inf, dtype=gap.dtype)
         groups = jnp.arange(GROUPS)
-        masks = jnp.asarray(np.array(self.lever_masks), dtype=x.dtype)
+        masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
 
         # kinds held at their samples: the group's nearest sample of them
         g_ns = jnp.where(valid & ~sup, gap, inf)
@@ -386,22 +424,6 @@ class HullHold:
             no = jnp.zeros(GROUPS, bool)
             return Held(p_ns, n, g, lever, ones, part[groups, i_ns], no, valid.any(axis=1), no)
 
-        # starts: the nearest sample, then each next nearest apart from those taken
-        avail = valid & sup
-        idx, oks = [], []
-        for k in range(self.k_max):
-            gk = jnp.where(avail, gap, inf)
-            i = jnp.argmin(gk, axis=1)
-            ok = jnp.isfinite(gk[groups, i]) & (k < self.starts)
-            s = S[groups, i]
-            far = jnp.sum((S - s[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
-            avail = avail & far
-            idx.append(i)
-            oks.append(ok)
-        idx_a = jnp.stack(idx, axis=1)  # (GROUPS, K)
-        oks_a = jnp.stack(oks, axis=1)
-        hints = S[groups[:, None], idx_a]  # (GROUPS, K, 3)
-        parts = part[groups[:, None], idx_a]
         surface = self.surface
 
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
@@ -413,18 +435,44 @@ class HullHold:
                 pt, ok = self.support(p, -(R.T @ n1), pt)
             return pt, ok
 
-        pts, conv = jax.vmap(jax.vmap(search))(hints, parts)  # (GROUPS, K, 3), (GROUPS, K)
-        phi_c, _ = surface.distance_and_normal(x + pts @ R.T)
-        gap_c = jnp.where(oks_a & conv, phi_c - self.margin, inf)
-        kbest = jnp.argmin(gap_c, axis=1)
-        best_gap = gap_c[groups, kbest]
+        # starts, one round each: the nearest sample, then each next nearest lying apart from those
+        # taken; the search from each, the deepest converged point kept (the first of equals)
+        def round_(k: Array, carry: _Rounds) -> _Rounds:
+            gk = jnp.where(carry.avail, gap, inf)
+            i = jnp.argmin(gk, axis=1)
+            ok = jnp.isfinite(gk[groups, i]) & (k < self.starts)
+            hint = S[groups, i]
+            far = jnp.sum((S - hint[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
+            p = part[groups, i]
+            pt, conv = jax.vmap(search)(hint, p)
+            phi_c, _ = surface.distance_and_normal(x + pt @ R.T)
+            gap_c = jnp.where(ok & conv, phi_c - self.margin, inf)
+            better = gap_c < carry.best_gap
+            first = k == 0
+            return _Rounds(
+                avail=carry.avail & far,
+                best_gap=jnp.where(better, gap_c, carry.best_gap),
+                best_point=jnp.where(better[:, None], pt, carry.best_point),
+                best_part=jnp.where(better, p, carry.best_part),
+                first_hint=jnp.where(first, hint, carry.first_hint),
+                first_part=jnp.where(first, p, carry.first_part),
+                first_gap=jnp.where(first, gap[groups, i], carry.first_gap),
+                has_start=jnp.where(first, ok, carry.has_start),
+            )
+
+        zeros3 = jnp.zeros((GROUPS, 3), x.dtype)
+        none = jnp.full(GROUPS, inf)
+        zero_part = jnp.zeros(GROUPS, part.dtype)
+        start = _Rounds(valid & sup, none, zeros3, zero_part, zeros3, zero_part, none, jnp.zeros(GROUPS, bool))
+        r = jax.lax.fori_loop(0, self.most_starts, round_, start)
+        best_gap = r.best_gap
         found = jnp.isfinite(best_gap)
-        p_sup = jnp.where(found[:, None], pts[groups, kbest], hints[:, 0])
-        part_sup = jnp.where(found, parts[groups, kbest], parts[:, 0])
-        has_start = oks_a[:, 0]
+        p_sup = jnp.where(found[:, None], r.best_point, r.first_hint)
+        part_sup = jnp.where(found, r.best_part, r.first_part)
+        has_start = r.has_start
         short = has_start & ~found
         mask_sup = jnp.where(found[:, None], masks[part_sup], 1.0)
-        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, gap[groups, idx_a[:, 0]], inf))
+        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, r.first_gap, inf))
 
         if self.any_samples:
             use_ns = gap_ns < gap_sup
@@ -447,7 +495,7 @@ class HullHold:
         R = rotation.matrix(q)
         _, n0 = self.surface.distance_and_normal(x)
         pt, _ = self.support(jnp.zeros((), jnp.int32), -(R.T @ n0), jnp.zeros(3, x.dtype))
-        masks = jnp.asarray(np.array(self.lever_masks), dtype=x.dtype)
+        masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
         point = jnp.broadcast_to(pt, (GROUPS, 3))
         mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
         n, g, lever = self.rows_at(x, q, point, mask)

@@ -127,103 +127,125 @@ class SweepResult:
 # ---------------------------------------------------------------------------------------
 # the hull's depth below its centre, measured without the contact's code
 # ---------------------------------------------------------------------------------------
-_CLOSED = (Sphere, Ellipsoid, Cylinder, Capsule, Box, Mesh, PointSet)
-"""The kinds whose depth is written in closed form (a mesh's and a point set's over their points)."""
+_CLOSED = (Sphere, Ellipsoid, Cylinder, Capsule, Box)
+"""The kinds whose depth is written in closed form, in the order of their index in a measure (a mesh's and
+a point set's depth is the largest over their points, as is any other kind's over a dense sampling)."""
 
 
-def _kind_numbers(geometry: Any, measure_spacing: float) -> np.ndarray:
-    """What :func:`_kind_depth` reads of a kind (float64): its lengths, or the points it is measured at."""
+def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(index, numbers, points)``: what :func:`_kind_depth` reads of a kind: its place in ``_CLOSED``
+    (``len(_CLOSED)`` for a depth over points), its lengths ``(3,)`` and the points it is measured at
+    (``(N, 3)``, N a power of two, repeating its last point; one zero point for a closed form)."""
     g = geometry
+    lengths = np.zeros(3)
     if isinstance(g, Sphere):
-        return np.array([g.radius])
-    if isinstance(g, Ellipsoid):
-        return np.array([g.a, g.b, g.c])
-    if isinstance(g, (Cylinder, Capsule)):
-        return np.array([g.radius, 0.5 * g.length])
-    if isinstance(g, Box):
-        return np.array([g.x, g.y, g.z])
+        lengths[:1] = (g.radius,)
+    elif isinstance(g, Ellipsoid):
+        lengths[:] = (g.a, g.b, g.c)
+    elif isinstance(g, (Cylinder, Capsule)):
+        lengths[:2] = (g.radius, 0.5 * g.length)
+    elif isinstance(g, Box):
+        lengths[:] = (g.x, g.y, g.z)
+    if isinstance(g, _CLOSED):
+        return _CLOSED.index(type(g)), lengths, np.zeros((1, 3))
     if isinstance(g, Mesh):
-        return np.asarray(g.vertices, dtype=np.float64)
-    if isinstance(g, PointSet):
-        return np.asarray(g.points, dtype=np.float64)
-    points, _ = g.sample(measure_spacing)  # the screw, and any kind with no closed form: dense samples
-    return np.asarray(points, dtype=np.float64)
+        points = np.asarray(g.vertices, dtype=np.float64)
+    elif isinstance(g, PointSet):
+        points = np.asarray(g.points, dtype=np.float64)
+    else:  # the screw, and any kind with no closed form: dense samples
+        points = np.asarray(g.sample(measure_spacing)[0], dtype=np.float64)
+    n = 1 << max(3, math.ceil(math.log2(len(points))))  # a power of two of rows: sizes share a compilation
+    return len(_CLOSED), lengths, np.concatenate([points, np.repeat(points[-1:], n - len(points), axis=0)])
 
 
-def _kind_depth(kind: type, numbers: Any, d: Any) -> Any:
-    """``max_{p in kind} p . d`` for a unit part-frame direction ``d``, m, of the kind of class ``kind``
-    whose :func:`_kind_numbers` are ``numbers`` (traceable)."""
-    c = jnp.asarray(numbers, d.dtype)
-    if kind is Sphere:
+def _kind_depth(kind: Array, numbers: Array, points: Array, d: Array) -> Array:
+    """``max_{p in kind} p . d`` for a unit part-frame direction ``d``, m, of the kind whose
+    :func:`_kind_numbers` are ``(kind, numbers, points)`` (traceable; ``kind`` picks the formula)."""
+    def sphere(c: Array, P: Array, d: Array) -> Array:
         return c[0]
-    if kind is Ellipsoid:
+
+    def ellipsoid(c: Array, P: Array, d: Array) -> Array:
         return jnp.sqrt((c[0] * d[0]) ** 2 + (c[1] * d[1]) ** 2 + (c[2] * d[2]) ** 2)
-    if kind is Cylinder:
+
+    def cylinder(c: Array, P: Array, d: Array) -> Array:
         return c[0] * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + c[1] * jnp.abs(d[2])
-    if kind is Capsule:
+
+    def capsule(c: Array, P: Array, d: Array) -> Array:
         return c[0] + c[1] * jnp.abs(d[2])
-    if kind is Box:
+
+    def box(c: Array, P: Array, d: Array) -> Array:
         return 0.5 * (c[0] * jnp.abs(d[0]) + c[1] * jnp.abs(d[1]) + c[2] * jnp.abs(d[2]))
-    return jnp.max(c @ d)  # a mesh's vertices, a point set's points, a dense sampling
+
+    def over_points(c: Array, P: Array, d: Array) -> Array:  # a mesh's vertices, a point set's points, samples
+        return jnp.max(P @ d)
+
+    branches = [sphere, ellipsoid, cylinder, capsule, box, over_points]
+    return jax.lax.switch(kind, branches, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype), d)
 
 
 def _kind_depth_is_sampled(geometry: Any) -> bool:
-    return not isinstance(geometry, _CLOSED)
+    return not isinstance(geometry, _CLOSED + (Mesh, PointSet))
 
 
 @pytree
 class _Measure:
-    """The gap measure of a hull against a surface (a pytree: its numbers traced, the kinds static).
+    """The gap measure of a hull against a surface (a pytree: every number traced).
 
     Attributes:
         surface: the surface's shape (``mime.scene.shape_of``).
         margin: ``()`` m.
         extent: ``()`` m, the reach of a body with no parts.
-        numbers: per part, what :func:`_kind_depth` reads (m).
+        kinds: ``(P,)`` int, each part's formula (:func:`_kind_numbers`).
+        lengths: ``(P, 3)`` m, each part's lengths.
+        points: per part, ``(N, 3)`` m, the points its depth is the largest over (one zero point for a
+            closed form).
         offsets: ``(P, 3)`` m, each part's position in the body's frame.
         turns: ``(P, 3, 3)`` each part's rotation into the body's frame.
-        points: ``(N, 3)`` m, a dense sampling of the hull (against a curved surface; else ``(0, 3)``).
-        kinds: each part's class (static).
+        samples: ``(N, 3)`` m, a dense sampling of the hull (against a curved surface; else ``(1, 3)``).
         flat: whether the surface is flat or the body has no parts, measured in closed form (static).
     """
 
     surface: Any
     margin: Array
     extent: Array
-    numbers: tuple
+    kinds: Array
+    lengths: Array
+    points: tuple
     offsets: Array
     turns: Array
-    points: Array
-    kinds: tuple = static()
+    samples: Array
     flat: bool = static(default=True)
 
     @classmethod
     def of(cls, hull: Hull, surface: Any, margin: float, measure_spacing: float) -> "_Measure":
         flat = bool(getattr(surface, "flat", False)) or not hull.has_hull
         parts = hull.parts
-        points = np.zeros((0, 3)) if flat else np.asarray(hull.sample(measure_spacing)[0], dtype=np.float64)
+        numbers = [_kind_numbers(p.geometry, measure_spacing) for p in parts]
+        samples = np.zeros((1, 3)) if flat else np.asarray(hull.sample(measure_spacing)[0], dtype=np.float64)
         return cls(
             surface=shape_of(surface),
             margin=np.float64(margin),
             extent=np.float64(hull.extent),
-            numbers=tuple(_kind_numbers(p.geometry, measure_spacing) for p in parts),
+            kinds=np.array([k for k, _, _ in numbers], dtype=np.int32),
+            lengths=np.array([c for _, c, _ in numbers], dtype=np.float64).reshape(-1, 3),
+            points=tuple(P for _, _, P in numbers),
             offsets=np.array([p.position for p in parts], dtype=np.float64).reshape(-1, 3),
             turns=np.array([np.asarray(rotation.matrix(np.asarray(p.orientation))) for p in parts],
                            dtype=np.float64).reshape(-1, 3, 3),
-            points=points,
-            kinds=tuple(type(p.geometry) for p in parts),
+            samples=samples,
             flat=flat,
         )
 
     def depth(self, direction: Any) -> Any:
         """How far the hull reaches from the body's centre along the unit body-frame ``direction``, m."""
         d = jnp.asarray(direction)
-        if not self.kinds:
+        if not self.points:
             return jnp.asarray(self.extent, d.dtype)
         reaches = []
-        for j, kind in enumerate(self.kinds):
+        for j in range(len(self.points)):
             Rp = jnp.asarray(self.turns[j], d.dtype)
-            reaches.append(jnp.asarray(self.offsets[j], d.dtype) @ d + _kind_depth(kind, self.numbers[j], Rp.T @ d))
+            reaches.append(jnp.asarray(self.offsets[j], d.dtype) @ d
+                           + _kind_depth(self.kinds[j], self.lengths[j], self.points[j], Rp.T @ d))
         return reaches[0] if len(reaches) == 1 else jnp.max(jnp.stack(reaches))
 
     def gap(self, x: Any, q: Any) -> Any:
@@ -231,10 +253,10 @@ class _Measure:
         surface = self.surface
         if self.flat:
             phi, n = surface.distance_and_normal(x)
-            if not self.kinds and not surface.flat:
+            if not self.points and not surface.flat:
                 return phi - self.extent - self.margin  # a ball of the extent: its centre's distance less it
             return phi - self.depth(-(rotation.matrix(q).T @ n)) - self.margin
-        P = jnp.asarray(self.points, x.dtype)
+        P = jnp.asarray(self.samples, x.dtype)
         phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
         return jnp.min(phi) - self.margin
 

@@ -57,6 +57,7 @@ from mime.nodes.loads import (
     ConstantLoad,
     FunctionLoad,
     Load,
+    LoadTerms,
     NoLoad,
     PropulsionForce,
     RotatingFieldTorque,
@@ -107,8 +108,9 @@ class StepInputs:
 
     Attributes:
         params: the body's :class:`RigidParams`.
-        force: the applied force, a :class:`~mime.nodes.loads.Load` (N, world frame).
-        torque: the applied torque, a :class:`~mime.nodes.loads.Load` (N m, world frame).
+        force: the applied force, a :class:`~mime.nodes.loads.Load` (N, world frame), in the form
+            :class:`~mime.nodes.loads.LoadTerms` where it has one (so that bodies share a compiled step).
+        torque: the applied torque, a :class:`~mime.nodes.loads.Load` (N m, world frame), alike.
         wrenches: sources a contact delivers into the applied loads (the penalty rung's
             springs), each with ``wrench(t, state) -> (F, tau)``, world frame, about the centre.
         hold: what finishes the step from the free solve (:class:`~mime.dynamics.Hold`):
@@ -245,7 +247,8 @@ class RigidInertialNode(Node):
         calls this with what its contacts planned (``BuiltExperiment.step_inputs``).
         """
         p = RigidParams.from_mapping(self.resolve_params(params))
-        return StepInputs(p, self.force, self.torque, tuple(wrenches), FreeFlight() if hold is None else hold)
+        return StepInputs(p, LoadTerms.of(self.force), LoadTerms.of(self.torque), tuple(wrenches),
+                          FreeFlight() if hold is None else hold)
 
     def update(
         self,
@@ -414,7 +417,7 @@ def scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
                count: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
     """:data:`CHUNK` steps of ``dt`` s under one ``lax.scan``, the first of them step number ``first``
     (its time ``first * dt``), of which the first ``count`` run and the rest keep the state as it is
-    (their reports zero). Returns the last state and, over the ``CHUNK`` steps, the states after each
+    (their reports a free step's). Returns the last state and, over the ``CHUNK`` steps, the states after each
     and the reports. Every argument is traced."""
 
     def body(state: RigidState, j: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
@@ -424,8 +427,7 @@ def scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
             return step(inputs, s, k * dt, dt)
 
         def skip(s: RigidState) -> tuple[RigidState, ContactReport]:
-            shapes = jax.eval_shape(run, s)
-            return s, jax.tree_util.tree_map(lambda a: jnp.zeros(a.shape, a.dtype), shapes[1])
+            return s, ContactReport.free(s.position)
 
         new, report = jax.lax.cond(j < count, run, skip, state)
         return new, (new, report)

@@ -24,6 +24,8 @@ REFLECTION_EVIDENCE = "book/skcomplex/reflection-verification.md"
 NOTE = "book/notes/contact-mode-stability.md"
 NOTE_MODES = "book/notes/coupled-modes.md"
 NOTE_PENALTY = "book/notes/penalty-checks.md"
+NOTE_EDGE = "book/notes/stability-edge.md"
+NOTE_BEYOND = "book/notes/beyond-frozen-modes.md"
 CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
@@ -39,6 +41,7 @@ _MODES = "maddening/analysis/contact_modes.py"
 _BUILD = "mime/interactions/_build.py"
 _HOLD = "mime/interactions/_hold.py"
 _SOLVE = "mime/interactions/_solve.py"
+_INTEGRATORS = "maddening/core/simulation/integrators.py"
 _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
 _RIGID = "mime/nodes/rigid.py"
@@ -131,11 +134,28 @@ FAULTS: tuple[Fault, ...] = (
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
            "contact_0_1_0_rule_frictionless")),
     # -- the stability note -------------------------------------------------------------------------
+    # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
+    # recompiles that page's programs, so the integrators' faults run the two step-map pages only)
     Fault("cd_kicks_with_old_acceleration", "stability note",
           "Central differences give both half kicks the old acceleration.",
           (Patch(_SCHEMES, "new.update({r: _step(mid[r], second[r], half) for r in rates})",
                  "new.update({r: _step(mid[r], first[r], half) for r in rates})"),),
-          (NOTE,), ("cms_formula_cd_magnitude_inside",)),
+          (NOTE, NOTE_EDGE), ("cms_formula_cd_magnitude_inside", "cms_edge_jordan_block")),
+    Fault("euler_names_swapped", "stability note",
+          "The two Euler schemes are registered under each other's names: 'euler' runs semi-implicit Euler.",
+          (Patch(_INTEGRATORS, '@register_method("euler")\ndef forward_euler', '@register_method("symplectic_euler")\ndef forward_euler'),
+           Patch(_INTEGRATORS, '@register_method("symplectic_euler")\ndef symplectic_euler', '@register_method("euler")\ndef symplectic_euler')),
+          (NOTE, NOTE_EDGE), ("cms_formula_fe_magnitude", "cms_limit_fe_none")),
+    Fault("oscillator_stiffness_omega", "stability note",
+          "The oscillator's restoring term is omega x, not omega^2 x: right at omega = 1 rad/s only.",
+          (Patch("maddening/analysis/_oscillator.py", '"velocity": -(w * w) * x - 2.0 * p["zeta"] * w * v',
+                 '"velocity": -w * x - 2.0 * p["zeta"] * w * v'),),
+          (NOTE,), ("cms_cd_frequency", "cms_series_frequency_be")),
+    Fault("implicit_rhs_at_old_state", "stability note",
+          "The implicit schemes' residual takes the right-hand side at the old state: backward Euler and the "
+          "trapezoidal rule both become forward Euler.",
+          (Patch(_SCHEMES, "return y - explicit - h * theta * rhs(y)", "return y - explicit - h * theta * rhs(y0)"),),
+          (NOTE, NOTE_EDGE), ("cms_formula_be_magnitude", "cms_limit_be_none")),
     Fault("trapezoidal_is_backward_euler", "stability note",
           "The trapezoidal rule weights the new right-hand side fully: it is backward Euler.",
           (Patch(_SCHEMES, "return _implicit(node, state, boundary_inputs, dt, params, theta=0.5)",
@@ -152,7 +172,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("critical_step_lowest_mode", "stability note",
           "The critical step is taken from the lowest coupled mode instead of the highest.",
           (Patch(_MODES, "return limit / modes.highest", "return limit / modes.frequencies[0]"),),
-          (NOTE_MODES,), ("cms_bar_critical_step",)),
+          (NOTE_MODES, NOTE_PENALTY, NOTE_BEYOND), ("cms_bar_critical_step", "cms_entry_below_holds", "cms_below_holds")),
     Fault("effective_mass_full_mass", "stability note",
           "The effective mass keeps only the translation: the full mass, whatever the contact's offset.",
           (Patch(_MODES, "a = float(delassus(Jm, M)[0, 0])", "a = float(delassus(Jm[:, :1], np.asarray(M)[:1, :1])[0, 0])"),),
@@ -165,7 +185,23 @@ FAULTS: tuple[Fault, ...] = (
           "The penalty force is half the spring's (k/2 times the overlap, as in the energy).",
           (Patch("mime/interactions/_penalty.py", "spring = stiffness * overlap - damping * gap_rate",
                  "spring = 0.5 * stiffness * overlap - damping * gap_rate"),),
-          (NOTE_PENALTY,), ("cms_check_translation",)),
+          (NOTE_PENALTY, NOTE_BEYOND), ("cms_check_translation", "cms_events_order")),
+    Fault("delassus_mass_not_inverted", "stability note",
+          "The Delassus matrix multiplies by the mass matrix instead of solving with it: J M J^T.",
+          (Patch(_MODES, "A = Jm @ np.linalg.solve(Mm, Jm.T)", "A = Jm @ Mm @ Jm.T"),),
+          (NOTE_MODES,), ("cms_meff_centre",)),
+    Fault("coupled_modes_unsorted", "stability note",
+          "The modes come from numpy.linalg.eig, not eigh: right values, in no particular order.",
+          (Patch(_MODES, "values, vectors = np.linalg.eigh(S)", "values, vectors = np.linalg.eig(S)"),),
+          (NOTE_MODES,), ("cms_bar_shapes",)),
+    Fault("redundant_only_exact_zero", "stability note",
+          "A gap combination counts as redundant only when its eigenvalue is exactly zero, which rounding never leaves.",
+          (Patch(_MODES, "zero = values <= tolerance * max(float(values.max()), 0.0)", "zero = values == 0.0"),),
+          (NOTE_MODES,), ("cms_three_redundant",)),
+    Fault("reduced_mass_harmonic_mean", "stability note",
+          "The reduced mass is taken as the harmonic mean of the two masses, twice the reduced mass.",
+          (Patch(_MODES, "return 1.0 / (1.0 / m1 + 1.0 / m2)", "return 2.0 / (1.0 / m1 + 1.0 / m2)"),),
+          (NOTE_MODES,), ("cms_reduced_two_particles",)),
     # -- the registry -------------------------------------------------------------------------------
     Fault("registry_spacing_rule_min", "registry",
           "The default spacing takes the finer of the margin and the floor, not the coarser.",

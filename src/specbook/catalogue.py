@@ -99,7 +99,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("events_no_implicit_gradient", "reflection",
           "The last, traced Newton step is dropped: the event time carries no implicit derivative.",
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
-          (REFLECTION_EVIDENCE,), ("grad_line_x0", "grad_line_v0", "grad_drop_height")),
+          (REFLECTION_EVIDENCE,), ("grad_drop_height", "grad_drop_speed")),
     Fault("events_step_end_left_to_next_step", "reflection",
           "A crossing exactly at the end of a step is not bracketed (f_j > 0 where the half-open step "
           "needs f_j >= 0), and the next step, starting on the wall, no longer counts it.",
@@ -112,7 +112,7 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_EVENTS, "sign = jnp.asarray(float(direction), dtype=gs.dtype)",
                  "sign = jnp.asarray(-float(direction), dtype=gs.dtype)"),),
           (REFLECTION_EVIDENCE,), ("direction_1_lets_the_other_side_through", "event_time_error_max",
-                                   "region_inside_reflects", "grad_line_restitution", "grad_drop_restitution",
+                                   "region_inside_reflects", "grad_drop_restitution",
                                    "scipy_same_event_count")),
     Fault("events_direction_zero_wrong_side", "reflection",
           "With direction=0 the finder searches from the side the point is not on.",

@@ -176,7 +176,8 @@ def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, ta
     return {"kind": "page", "files": files, "distributions": used.get("distributions") or {},
             "claims": [{k: c.get(k) for k in ("key", "holds", "measured", "expected", "example", "forgotten")}
                        for c in used.get("claims", [])],
-            "error": error, "imports": sorted(p.file for p in fault.patches if f"src/{p.file}" in files),
+            "error": error, "passed_over": used.get("passed_over") or [],
+            "imports": sorted(p.file for p in fault.patches if f"src/{p.file}" in files),
             "seconds": round(time.perf_counter() - start, 2), "output": (error or {}).get("traceback", "")}
 
 

@@ -7,8 +7,9 @@ then rewritten against the new code). ``python -m specbook.faults`` runs them al
 ``book/testing.md`` renders this list.
 
 A fault's targets are the pages whose claims measure the patched code, and the tests that
-hold the behaviour where no page does yet; ``caught_by`` names the first claim of each page
-(the page stops there) and the failing test ids.
+hold the behaviour where no page does yet. The pages run in record mode, so one run shows every
+claim a fault breaks; ``caught_by`` names the claims that must be among them (every one must
+fail) and the failing test ids. What else each fault breaks is the kill matrix.
 """
 
 from __future__ import annotations

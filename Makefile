@@ -7,7 +7,10 @@
 #                          then the kill gate (every claim broken by a fault: KILL_GATE), then the built
 #                          book in a real browser (Debian's Chromium, installed if missing)
 #   make page PAGE=book/x.md   run one page (if its key changed; FORCE=1 always) and name the claim that failed
+# One of them runs at a time in a tree: a second one waits for the first and says so
+# (python -m specbook.buildlock; SPECBOOK_LOCK_TIMEOUT sets the longest wait, default an hour).
 
+SELF    := $(abspath $(firstword $(MAKEFILE_LIST)))
 PYTHON  ?= python3
 VENV    := .venv
 BIN     := $(VENV)/bin
@@ -27,8 +30,9 @@ SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)
 # fault breaks and every mislabelled source, and passes; `strict` fails on any. It stays `report` until
 # every claim of the book has a killer; then the lead switches it to `strict` for good.
 KILL_GATE ?= report
+LOCKED  = $(BIN)/python -m specbook.buildlock --for "make $@" --
 
-.PHONY: book test page setup clean chromium
+.PHONY: book book-now test test-now page setup clean chromium
 
 # Create the venv if missing and install the project, editable, with its extras.
 # The stamp is renewed whenever pyproject.toml changes.
@@ -46,13 +50,20 @@ setup: $(STAMP)
 # it reads the others first and each stale page once its run ended. The build writes the claim
 # ledger (claims.json), whose differences from the previous build's are printed. When every
 # page is cached and nothing the build reads changed since the last strict build succeeded
-# (specbook.buildkey), that build's site is current and Sphinx is not run again.
+# (specbook.buildkey), that build's site is current and Sphinx is not run again. What a build
+# writes for the next to read is replaced in one step, so a build killed at any point leaves
+# nothing half written: the next one redoes what was cut short (the key is dropped before the
+# site is). A damaged notebook cache is moved aside and its pages run again.
 book: $(STAMP)
-	@test ! -f $(BUILD)/html/claims.json || cp $(BUILD)/html/claims.json $(BUILD)/claims-previous.json
+	@$(LOCKED) $(MAKE) -f $(SELF) --no-print-directory book-now
+
+book-now:
+	@test ! -f $(BUILD)/html/claims.json || { cp $(BUILD)/html/claims.json $(BUILD)/.claims-previous.json.tmp && \
+	  mv -f $(BUILD)/.claims-previous.json.tmp $(BUILD)/claims-previous.json; }
 	@$(BIN)/python -m specbook.execute --plan; plan=$$?; test $$plan = 0 -o $$plan = 3 || exit $$plan; \
 	if test $$plan = 0 && $(BIN)/python -m specbook.buildkey check; then :; else \
 	  echo "rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees"; \
-	  rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
+	  rm -f $(BUILD)/specbook-build-key && rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
 	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; fi
 	@test ! -f $(BUILD)/claims-previous.json || $(BIN)/python -m specbook.diff $(BUILD)/claims-previous.json $(BUILD)/html/claims.json
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
@@ -66,10 +77,13 @@ chromium:
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing"; exit 1; }
 
 test: $(STAMP) chromium
+	@$(LOCKED) $(MAKE) -f $(SELF) --no-print-directory test-now
+
+test-now:
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/python -m pytest $(PYTEST_OPTS)
 	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2
-	$(MAKE) --no-print-directory book
+	$(MAKE) -f $(SELF) --no-print-directory book
 	$(BIN)/python -m specbook.faults --gate $(KILL_GATE)
 	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
 
@@ -77,7 +91,7 @@ test: $(STAMP) chromium
 # failing cell and name the claim; a page that passes is cached for the next make book.
 page: $(STAMP)
 	@test -n "$(PAGE)" || { echo "usage: make page PAGE=book/<page>.md [FORCE=1]"; exit 2; }
-	@$(JAX_CACHE_ENV) $(BIN)/python -m specbook.execute --workers 1 $(if $(FORCE),--force) "$(PAGE)"
+	@$(JAX_CACHE_ENV) $(LOCKED) $(BIN)/python -m specbook.execute --workers 1 $(if $(FORCE),--force) "$(PAGE)"
 
 clean:
 	rm -rf $(BUILD) .pytest_cache

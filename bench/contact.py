@@ -31,7 +31,6 @@ from __future__ import annotations
 import argparse
 import math
 import time
-from functools import partial
 
 import jax
 import jax.numpy as jnp
@@ -39,6 +38,7 @@ import numpy as np
 
 from mime import Contact, Experiment, mm
 from mime import demos
+from mime.dynamics import ContactReport
 from mime.nodes.rigid import run_scan, step_jit
 
 GOAL = 50.0
@@ -53,8 +53,7 @@ def _held(spacing: float | None = None):
 
         settings["spacing"] = m(spacing)
     e.attach(Contact.Projection(**settings), body=umr, surface=demos.NARROW_TUBE.inner_surface)
-    e.build("exploratory")
-    return umr
+    return e
 
 
 def _block(tree):
@@ -71,27 +70,28 @@ def _best(fn, repeat: int) -> float:
     return min(times)
 
 
-def _parts(umr):
-    static, spec, params, arrays = umr.step_inputs()
-    s0 = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in umr.initial_state().items()}
-    return static, spec, params, arrays, s0
+def _parts(experiment):
+    body = demos.body_of(experiment)
+    inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+    s0 = jax.tree_util.tree_map(lambda v: jnp.asarray(v, dtype=jnp.float64), body.start)
+    return inputs, s0
 
 
-@partial(jax.jit, static_argnames=("static", "spec", "layout"))
-def _trivial_step(static, spec, params, arrays, state, t, dt, layout):
+@jax.jit
+def _trivial_step(inputs, state, t, dt):
     """As cheap as a step can be, with the step's signature: one add per state array, the report as zeros."""
-    new = {k: v + 0.0 * dt for k, v in state.items()}
-    return new, {name: jnp.zeros(shape, dtype) for name, shape, dtype in layout}
+    new = jax.tree_util.tree_map(lambda v: v + 0.0 * dt, state)
+    return new, ContactReport.free(state.position)
 
 
 def scan_vs_loop(steps: int, repeat: int) -> dict[str, float]:
     umr = _held()
     dt = demos.DT
     with jax.enable_x64(True):
-        static, spec, params, arrays, s0 = _parts(umr)
+        inputs, s0 = _parts(umr)
 
         def scan():
-            out = run_scan(static, spec, params, arrays, s0, dt, steps)
+            out = run_scan(inputs, s0, dt, steps)
             _block(out)
             return out
 
@@ -100,27 +100,24 @@ def scan_vs_loop(steps: int, repeat: int) -> dict[str, float]:
         def loop():
             state = s0
             for k in range(steps):
-                state, _ = step_jit(static, spec, params, arrays, state, k * dt, dt)
+                state, _ = step_jit(inputs, state, k * dt, dt)
             _block(state)
             ends.append(state)
 
         states, _ = scan()  # compile the scan
-        _block(step_jit(static, spec, params, arrays, s0, 0.0, dt))  # compile the step
+        _block(step_jit(inputs, s0, 0.0, dt))  # compile the step
         t_scan = _best(scan, repeat)
         compiled_before = step_jit._cache_size()
         t_loop = _best(loop, repeat)
         retraced = step_jit._cache_size() - compiled_before
         # the two sides run differently compiled programs (one scan, one step), which may round apart
-        end_diff = max(float(np.max(np.abs(np.asarray(states[k][-1]) - np.asarray(ends[-1][k])))) for k in ("position",))
+        end_diff = float(np.max(np.abs(np.asarray(states.position[-1]) - np.asarray(ends[-1].position))))
 
         # the dispatch of one jitted call taking and returning the step's pytrees
-        _, report0 = step_jit(static, spec, params, arrays, s0, 0.0, dt)
-        layout = tuple((k, v.shape, str(v.dtype)) for k, v in report0.items())
-
         def dispatch_loop():
             state = s0
             for k in range(steps):
-                state, _ = _trivial_step(static, spec, params, arrays, state, k * dt, dt, layout)
+                state, _ = _trivial_step(inputs, state, k * dt, dt)
             _block(state)
 
         dispatch_loop()  # compile
@@ -143,13 +140,13 @@ def cost_by_samples(targets: list[int], steps: int, repeat: int) -> list[tuple[i
         h = math.sqrt(area / n)
         umr = _held(spacing=h)
         with jax.enable_x64(True):
-            static, spec, params, arrays, s0 = _parts(umr)
+            inputs, s0 = _parts(umr)
 
             def scan():
-                _block(run_scan(static, spec, params, arrays, s0, demos.DT, steps))
+                _block(run_scan(inputs, s0, demos.DT, steps))
 
             scan()  # compile
-            rows.append((umr.confinement.report.samples, _best(scan, repeat) / steps))
+            rows.append((demos.confinement(umr).report.samples, _best(scan, repeat) / steps))
     return rows
 
 

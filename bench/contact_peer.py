@@ -89,7 +89,7 @@ def mime_sweep(scene: peer.Scene, n: int, repeat: int) -> float:
     starts = _starts(scene, n)
 
     def go() -> None:
-        sweep.run_sweep(body, starts, dt=scene.dt, steps=scene.steps)  # returns NumPy: blocks
+        sweep.run_sweep(experiment, starts, dt=scene.dt, steps=scene.steps)  # returns NumPy: blocks
 
     go()
     return _best(go, repeat) / (n * scene.steps)

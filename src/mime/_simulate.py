@@ -7,8 +7,9 @@ experiment has several bodies), the contact flags (``touching``, ``unconverged``
 ``held_by_samples``, ``support_short``) and the state's ``contact_residual``. The
 arrays are NumPy float64.
 
-``run_body(body, dt, steps, state0)`` runs one body and returns its states and its
-:class:`~mime.interactions.step.ContactReport` fields as ``{name: array}``.
+``run_body(inputs, state0, dt, steps)`` runs one body from its
+:class:`~mime.nodes.rigid.StepInputs` (what the built experiment gives its step)
+and returns a :class:`BodyRun`: its states and reports, typed.
 """
 
 from __future__ import annotations
@@ -17,17 +18,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError, finite_number, whole_number
-from mime.interactions.step import FLAGS, REPORT_KEYS
-from mime.nodes.rigid import RigidInertialNode, run_scan
+from maddening.core import check_timestep
+from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, RigidState
+from mime.errors import Whole, invalid, is_traced
+from mime.nodes.rigid import RigidInertialNode, StepInputs, run_scan
 from mime.registry import SettingsRecord
 
-__all__ = ["RunRecord", "simulate", "run_body"]
+__all__ = ["RunRecord", "BodyRun", "simulate", "run_body", "STEPS"]
 
-_EXTRA = tuple(k for k in REPORT_KEYS if k not in FLAGS and k != "contact_residual")
+_EXTRA = tuple(k for k in REPORT_FIELDS if k not in FLAGS and k != "contact_residual")
 """The report's measures a run record keeps among its states (its flags and residual have fields of their own)."""
+STEPS = Whole("a whole number of at least 1")
+"""The declared check of a run's count of steps."""
 
 
 @dataclass(frozen=True)
@@ -46,35 +51,54 @@ class RunRecord:
     contact_residual: Any = None
 
 
-def run_body(body: RigidInertialNode, dt: float, steps: int, state0: dict[str, Any] | None = None) -> tuple[dict, dict]:
-    """Run one body (with its attached confinement, if any): ``(states, reports)`` as NumPy arrays."""
-    finite_number(dt, "dt", "a finite time step > 0 (s)", where="simulate", above=0)
-    whole_number(steps, "steps", "a whole number of at least 1", where="simulate")
+@dataclass(frozen=True)
+class BodyRun:
+    """One body's run: ``states`` (a :class:`~mime.dynamics.RigidState`) and ``report`` (a
+    :class:`~mime.dynamics.ContactReport`), each field a NumPy array with a leading axis over
+    the steps (the state after each step; the report of each step)."""
+
+    states: RigidState
+    report: ContactReport
+
+
+def check_run(dt: Any, steps: Any, *, where: str) -> tuple[float, int]:
+    """``(dt, steps)`` when ``dt`` is a finite time step > 0 (s) and ``steps`` a whole number >= 1."""
+    check_timestep(dt, where=where)
+    if is_traced(dt):
+        raise invalid("dt", dt, "a concrete time step > 0 (s); a run's steps are counted before it is traced",
+                      where=where)
+    return float(dt), STEPS.check(steps, "steps", where=where)
+
+
+def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int) -> BodyRun:
+    """Run one body from ``state0`` for ``steps`` steps of ``dt`` s with its step's ``inputs``, in float64."""
+    dt, steps = check_run(dt, steps, where="run_body")
     with jax.enable_x64(True):
-        static, spec, params, arrays = body.step_inputs()
-        state = body.initial_state() if state0 is None else {k: jax.numpy.asarray(v) for k, v in state0.items()}
-        states, reports = run_scan(static, spec, params, arrays, state, float(dt), steps)
-        states = {k: np.asarray(v) for k, v in states.items()}
-        reports = {k: np.asarray(v) for k, v in reports.as_dict().items()}
-    return states, reports
+        start = state0 if isinstance(state0, RigidState) else RigidState.from_mapping(state0)
+        start = jax.tree_util.tree_map(lambda a: jnp.asarray(a, dtype=jnp.float64), start)
+        inputs = jax.tree_util.tree_map(jnp.asarray, inputs)
+        states, reports = run_scan(inputs, start, dt, steps)
+        states, reports = jax.tree_util.tree_map(np.asarray, (states, reports))
+    return BodyRun(states, reports)
 
 
 def simulate(built: Any, dt: float, steps: int) -> RunRecord:
     """Run every rigid body of a built experiment for ``steps`` steps of ``dt`` seconds."""
+    dt, steps = check_run(dt, steps, where="simulate")
     bodies = [(k, t) for k, t in built.things.items() if isinstance(t, RigidInertialNode)]
     if not bodies:
-        raise ValidationError("simulate: the experiment has no body to run; expected at least one RigidInertialNode")
+        raise invalid("experiment", list(built.things), "at least one RigidInertialNode to run", where="simulate")
     states, flags, residual = {}, {}, {}
     for key, body in bodies:
-        s, r = run_body(body, dt, steps)
+        run = run_body(built.step_inputs(body), body.start, dt, steps)
         prefix = "" if len(bodies) == 1 else f"{key}."
-        for name, value in s.items():
-            states[prefix + name] = value
+        for name in RigidState.FIELDS:
+            states[prefix + name] = getattr(run.states, name)
         for name in _EXTRA:
-            states[prefix + name] = r[name]
+            states[prefix + name] = getattr(run.report, name)
         for name in FLAGS:
-            flags[prefix + name] = r[name]
-        residual[key] = r["contact_residual"]
+            flags[prefix + name] = getattr(run.report, name)
+        residual[key] = run.report.contact_residual
     contact_residual = residual[bodies[0][0]] if len(bodies) == 1 else residual
     times = dt * np.arange(1, steps + 1, dtype=np.float64)
     return RunRecord(

@@ -62,7 +62,7 @@ def _narrow_tube() -> tuple[float, float]:
     from mime import demos
 
     runs = demos.narrow_tube()
-    return float(-(runs["0.1.0"].min_gap.min() + demos.MARGIN)), float(runs["0.4.0"].min_gap.min())
+    return float(-(runs.centre.min_gap.min() + demos.MARGIN)), float(runs.hull.min_gap.min())
 
 
 @lru_cache(maxsize=None)
@@ -71,10 +71,8 @@ def mesh_spin() -> tuple[float, float]:
     ``(share of its spin kept at the end, share of steps flagged held_by_samples)``."""
     from mime import demos
 
-    body = demos.spinner(demos.SPIN_MESH, 5e-4, "mesh")
-    demos.attach(body, demos.FLOOR.surface)
-    s, r = demos.run(body, demos.STEPS)
-    return float(s["angular_velocity"][-1, 2] / demos.SPIN), float(r["held_by_samples"].mean())
+    run = demos.run(demos.attach(demos.spinner(demos.SPIN_MESH, 5e-4, "mesh"), demos.FLOOR.surface), demos.STEPS)
+    return float(run.states.angular_velocity[-1, 2] / demos.SPIN), float(run.report.held_by_samples.mean())
 
 
 @lru_cache(maxsize=None)
@@ -82,7 +80,7 @@ def screw_spin(spacings: tuple[float, ...] = SCREW_SPACINGS) -> tuple[float, ...
     """The share of its spin the contact page's screw keeps on the floor, held by its support, per spacing."""
     from mime import demos
 
-    return tuple(kept for _, _, kept in demos.screw_spin_by_spacing(spacings=spacings))
+    return tuple(row.kept for row in demos.screw_spin_by_spacing(spacings=spacings))
 
 
 def measure_131() -> dict[str, float]:
@@ -144,15 +142,14 @@ def curved_wall_places(geometry: Any, *, n: int = CURVED_WALL_POSES, seed: int =
 
     from mime import demos
     from mime.geometry import rotation
-    from mime.interactions._projection import GROUPS
+    from mime.interactions import GROUPS
 
     body = demos.make_body(geometry, mass=1e-6)
     surface = demos.NARROW_TUBE.inner_surface
-    demos.attach(body, surface, spacing=demos.MARGIN)
-    conf = body.confinement
+    conf = demos.confinement(demos.attach(body, surface, spacing=demos.MARGIN))
     report = conf.report
-    valid = conf.arrays.valid
-    points = conf.arrays.samples[valid]
+    valid = conf.hold.valid
+    points = conf.hold.samples[valid]
     group = np.broadcast_to(np.arange(GROUPS)[:, None], valid.shape)[valid]
     qs, dirs = _tube_poses(n, seed)
     with jax.enable_x64(True):
@@ -208,27 +205,30 @@ def measure_134() -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # MIME-ANO-136: the first pass's points alone, against the second pass's
 # ---------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnums=(0, 1, 6))
-def _passes(spec: Any, static: Any, params: Any, arrays: Any, state: Any, t: Any, dt: float):
+@partial(jax.jit, static_argnums=(3,))
+def _passes(inputs: Any, state: Any, t: Any, dt: float):
     import jax.numpy as jnp
 
-    from mime.interactions import _projection as P
+    from mime.geometry.rotation import advance_pose
+    from mime.interactions._hold import REFINE, contact_band, first_pass
     from mime.nodes.rigid import free_solve
 
-    free = free_solve(static, params, state, {"time": t}, dt)
-    A, lam, *_ = P.first_pass(spec, arrays, state, free, dt)
+    hold = inputs.hold
+    free = free_solve(inputs, state, t, dt)
+    first = first_pass(hold, state, free, dt)
+    A, lam = first.held, first.impulse
     touch = jnp.any(lam > 0)
     v1 = jnp.where(touch, free.velocity + (A.normal.T @ lam) / free.mass_eff, free.velocity)
     w1 = jnp.where(touch, free.angular_velocity + (A.lever.T @ lam) / free.inertia_eff, free.angular_velocity)
-    x1, q1 = P.advance_pose(state["position"], state["orientation"], v1, w1, dt)
-    _, gap_first, _ = P.rows_at(spec, arrays, x1, q1, A.point, A.mask)
-    B = P.choose_points(spec, arrays, x1, q1)
-    points = P.refine_points(spec, x1, q1, B, None, 1 if spec.surface.flat else P.REFINE)
-    _, gap_second, _ = P.rows_at(spec, arrays, x1, q1, points, B.mask)
-    return jnp.min(gap_first), jnp.min(gap_second), P.contact_band(arrays, x1)
+    x1, q1 = advance_pose(state.position, state.orientation, v1, w1, dt)
+    _, gap_first, _ = hold.rows_at(x1, q1, A.point, A.mask)
+    B = hold.choose(x1, q1)
+    points = hold.refine(x1, q1, B, B.point, 1 if hold.surface.flat else REFINE)
+    _, gap_second, _ = hold.rows_at(x1, q1, points, B.mask)
+    return jnp.min(gap_first), jnp.min(gap_second), contact_band(x1, hold.extent, hold.margin)
 
 
-def second_pass_catches(body: Any, states: dict[str, Any], dt: float) -> dict[str, Any]:
+def second_pass_catches(experiment: Any, states: Any, dt: float) -> dict[str, Any]:
     """For each step of a run, the pose the first pass left, as 0.4.0's step computes it: the least gap
     of the first pass's points there, and of the points the second pass chooses there.
 
@@ -239,13 +239,16 @@ def second_pass_catches(body: Any, states: dict[str, Any], dt: float) -> dict[st
     import jax.numpy as jnp
     import numpy as np
 
-    keys = ("position", "orientation", "velocity", "angular_velocity")
-    starts = {k: np.concatenate([np.asarray(body.start[k], dtype=float)[None], states[k][:-1]]) for k in keys}
+    from mime.dynamics import RigidState
+
+    (body,) = [t for t in experiment.things.values() if hasattr(t, "step_inputs")]
+    starts = RigidState(*(np.concatenate([getattr(body.start, k)[None], np.asarray(states[k])[:-1]])
+                          for k in RigidState.FIELDS))
     n = len(states["position"])
     with jax.enable_x64(True):
-        static, spec, params, arrays = body.step_inputs()
-        f = jax.vmap(lambda s, t: _passes(spec, static, params, arrays, s, t, dt))
-        first, second, band = (np.asarray(a) for a in f({k: jnp.asarray(v) for k, v in starts.items()}, dt * jnp.arange(n)))
+        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        f = jax.vmap(lambda s, t: _passes(inputs, s, t, dt))
+        first, second, band = (np.asarray(a) for a in f(jax.tree_util.tree_map(jnp.asarray, starts), dt * jnp.arange(n)))
     caught = (second < -band) & (first >= -band)
     return {"caught": caught, "first": first, "second": second, "band": band}
 
@@ -255,14 +258,14 @@ def _microrobot(steps: int = 600) -> dict[str, float]:
     from mime import demos
 
     run = demos.helical_microrobot(steps=steps)
-    states = run["record"].states
-    c = second_pass_catches(run["body"], states, demos.DT)
+    states = run.record.states
+    c = second_pass_catches(run.experiment, states, demos.DT)
     caught = c["caught"]
     return {
         "steps": float(steps),
         "second_pass_catch_share": float(caught.mean()),
         "first_pass_points_miss_m": float(-c["second"][caught].min()) if caught.any() else 0.0,
-        "clearance_040_m": run["min_gap"],
+        "clearance_040_m": run.min_gap,
     }
 
 
@@ -321,7 +324,7 @@ RECORDS = (
         ),
         affects=(
             "mime.interactions.contact.Contact",
-            "mime.interactions._projection.choose_points",
+            "mime.interactions._hold.HullHold.choose",
             "mime.interactions._previous.CentreContact",
         ),
         status="open",
@@ -345,7 +348,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-134",
         title="A group's search starts are counted for a flat wall; against a tube a group can hold more unordered places",
-        affects=("mime.interactions._projection.build_confinement", "mime.interactions._projection.choose_points"),
+        affects=("mime.interactions._build.build_confinement", "mime.interactions._hold.HullHold.choose"),
         status="open",
         resolved_in=None,
         pinned_by=f"{_TESTS}::test_a_groups_starts_cover_its_places_against_a_curved_wall",
@@ -366,7 +369,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-135",
         title="0.3.0's search held a point only where its search converged (resolved in 0.4.0)",
-        affects=("mime.interactions._projection.choose_points", "mime.geometry.screw.Screw.support_near"),
+        affects=("mime.interactions._hold.HullHold.choose", "mime.geometry.screw.Screw.support_near"),
         status="resolved",
         resolved_in="0.4.0",
         pinned_by=f"{_TESTS}::test_a_group_whose_search_does_not_converge_holds_its_nearest_sample_and_flags_it",
@@ -384,7 +387,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-136",
         title="0.3.0 held only the first pass's points, which the first pass's turn could leave inside the margin (resolved in 0.4.0)",
-        affects=("mime.interactions._projection.held_step",),
+        affects=("mime.interactions._hold.two_passes",),
         status="resolved",
         resolved_in="0.4.0",
         pinned_by=f"{_TESTS}::test_the_second_pass_catches_what_the_first_pass_points_miss_and_keeps_the_margin",
@@ -402,7 +405,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-137",
         title="A turned ellipsoid can end a projected step past the margin by more than rounding",
-        affects=("mime.interactions._projection.held_step",),
+        affects=("mime.interactions._hold.two_passes",),
         status="open",
         resolved_in=None,
         pinned_by=f"{_SWEEP_TESTS}::test_ellipsoid_keeps_the_margin_to_keep_atol_over_the_page_sweep",
@@ -419,7 +422,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-138",
         title="A held point can be left moving into the surface at the end of a touching step",
-        affects=("mime.interactions._projection.held_step",),
+        affects=("mime.interactions._hold.two_passes",),
         status="open",
         resolved_in=None,
         pinned_by=f"{_SWEEP_TESTS}::test_no_held_point_is_left_moving_in_over_the_page_sweep",
@@ -434,7 +437,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-139",
         title="A landing inside a step splits the impact over two poses: the twist after it misses the inelastic closed form",
-        affects=("mime.interactions._projection.first_pass", "mime.interactions._projection.held_step"),
+        affects=("mime.interactions._hold.first_pass", "mime.interactions._hold.two_passes"),
         status="open",
         resolved_in=None,
         pinned_by=f"{_PEER_TESTS}::test_a_capsule_landing_inside_a_step_leaves_with_the_closed_form_twist",
@@ -454,7 +457,7 @@ RECORDS = (
     anomalies.Anomaly(
         id="MIME-ANO-140",
         title="A box sliding flat down a frictionless incline takes one-step spin kicks",
-        affects=("mime.interactions._projection.first_pass", "mime.interactions._projection.pgs"),
+        affects=("mime.interactions._hold.first_pass", "mime.interactions._solve.solve"),
         status="open",
         resolved_in=None,
         pinned_by=f"{_PEER_TESTS}::test_a_box_sliding_down_a_frictionless_incline_never_spins",

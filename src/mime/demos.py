@@ -6,7 +6,9 @@ tests assert them. All lengths are in metres, times in seconds. The margin is
 the seed's, ``mm(0.1)``.
 
 Scenarios are sized so that each compiles once and runs in well under a second
-on a laptop's core: a few hundred hull samples, a few hundred steps.
+on a laptop's core: a few hundred hull samples, a few hundred steps. Every
+scenario returns a frozen dataclass of what it measured (NumPy arrays and
+floats), and no scenario changes a body it was given.
 """
 
 from __future__ import annotations
@@ -20,9 +22,12 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mime._simulate import BodyRun, RunRecord, run_body
+from mime.dynamics import ContactReport, RigidState
+from mime.errors import invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Hull, Mesh, Screw, Sphere, cylinder_mesh, rotation
-from mime.interactions import CentreContact, Contact
+from mime.interactions import CentreContact, Confinement, Contact
 from mime.nodes import ConstantLoad, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
 from mime.scene import Floor, Tube
 from mime.units import m, mm
@@ -35,6 +40,8 @@ __all__ = [
     "solid_inertia",
     "make_body",
     "attach",
+    "confinement",
+    "body_of",
     "run",
     "spinner",
     "lying_orientation",
@@ -52,6 +59,10 @@ __all__ = [
     "helical_microrobot",
     "microrobot",
     "capsule_tube_gaps",
+    "axis_angle",
+    "flying",
+    "flying_surface",
+    "same_bits",
 ]
 
 MARGIN = 1e-4
@@ -141,8 +152,12 @@ def make_body(hull: Any, *, mass: float, name: str = "body", **kw: Any) -> Rigid
 
 def attach(body: RigidInertialNode, surface: Any, *, version: str = "0.4.0", spacing: float | None = None,
            profile: str = "exploratory") -> Experiment:
-    """An experiment holding ``body`` against ``surface`` with the seed's margin, built under ``profile``."""
-    e = Experiment()
+    """An experiment holding ``body`` against ``surface`` with the seed's margin, built under ``profile``.
+
+    The body itself is left as it was: what the contact planned is the built experiment's
+    (:func:`confinement`, :func:`run`).
+    """
+    e = Experiment(profile=profile)
     settings: dict[str, Any] = {"margin": mm(0.1)}
     if spacing is not None and version == "0.4.0":
         settings["spacing"] = m(spacing)
@@ -152,17 +167,33 @@ def attach(body: RigidInertialNode, surface: Any, *, version: str = "0.4.0", spa
     return e
 
 
-def run(body: RigidInertialNode, steps: int, state0: dict | None = None) -> tuple[dict, dict]:
-    """Run ``body``, with the contact it holds if any, for ``steps`` steps of ``DT`` s.
+def body_of(experiment: Experiment) -> RigidInertialNode:
+    """The experiment's one rigid body."""
+    bodies = [t for t in experiment.things.values() if isinstance(t, RigidInertialNode)]
+    if len(bodies) != 1:
+        raise invalid("experiment", experiment, "an experiment with one rigid body", where="mime.demos")
+    return bodies[0]
 
-    Returns ``(states, report)`` as ``{name: NumPy array}`` over the steps: the states
-    (m, unit quaternion, m/s, rad/s in the body frame) after each step, and the
-    contact's report per step (``mime.interactions.ContactReport``'s fields). ``state0``
-    replaces the body's start.
+
+def confinement(experiment: Experiment) -> Confinement:
+    """The confinement the contact planned for the experiment's one body (its build report, its hold)."""
+    return experiment.build().confinement(body_of(experiment))
+
+
+def run(subject: Experiment | RigidInertialNode, steps: int, state0: RigidState | None = None) -> BodyRun:
+    """Run a body for ``steps`` steps of ``DT`` s: an experiment's one body with what its contact planned,
+    or a bare body, free.
+
+    Returns a :class:`~mime._simulate.BodyRun`: the states after each step (m, unit quaternion, m/s,
+    rad/s in the body frame) and the contact's report per step, NumPy arrays over the steps.
+    ``state0`` replaces the body's start.
     """
-    from mime._simulate import run_body
-
-    return run_body(body, DT, steps, state0)
+    if isinstance(subject, Experiment):
+        body = body_of(subject)
+        inputs = subject.build().step_inputs(body)
+    else:
+        body, inputs = subject, subject.step_inputs()
+    return run_body(inputs, body.start if state0 is None else state0, DT, steps)
 
 
 def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.ndarray, spacing: float) -> np.ndarray:
@@ -196,8 +227,11 @@ def _kinds() -> list[tuple[str, Any]]:
     ]
 
 
-@dataclass
+@dataclass(frozen=True)
 class FreeRow:
+    """One hull kind flying clear: its samples, whether any step touched, its nearest gap (m), and
+    whether the held run equals the free one bit for bit."""
+
     kind: str
     samples: int
     touched: bool
@@ -205,31 +239,39 @@ class FreeRow:
     bitwise: bool
 
 
+def flying(kind: str, geometry: Any) -> RigidInertialNode:
+    """A 1 mg body of ``geometry`` flying clear of the floor with drag, a force and a torque (the capsule
+    inside the narrow tube, along its axis, clear of the wall)."""
+    start: dict[str, Any] = dict(position=(0.0, 0.0, 4e-3), velocity=(1e-3, -5e-4, 2e-4), angular_velocity=(3.0, -2.0, 5.0))
+    if kind == "capsule":
+        start = dict(position=(0.0, 0.0, 0.0), orientation=lying_orientation(), angular_velocity=(0.0, 0.0, 5.0),
+                     velocity=(1e-3, 0.0, 0.0))
+    return make_body(
+        geometry, mass=1e-6, force=ConstantLoad((0.0, 1e-9, 0.0)), torque=ConstantLoad((1e-15, 0.0, -2e-15)),
+        translational_drag=1e-5, rotational_drag=1e-14, **start,
+    )
+
+
+def flying_surface(kind: str) -> Any:
+    """The surface a flying body of ``kind`` is held against: the narrow tube's for the capsule, the floor's else."""
+    return NARROW_TUBE.inner_surface if kind == "capsule" else FLOOR.surface
+
+
+def same_bits(a: RigidState, b: RigidState) -> bool:
+    """Whether two runs' states are equal bit for bit."""
+    return all(np.array_equal(np.asarray(getattr(a, k)).view(np.uint64), np.asarray(getattr(b, k)).view(np.uint64))
+               for k in RigidState.FIELDS)
+
+
 def free_body_bitwise(steps: int = STEPS) -> list[FreeRow]:
     """Each hull kind flying clear of the floor, with and without the contact: equal bit for bit?"""
     rows = []
     for name, g in _kinds():
-        common = dict(
-            position=(0.0, 0.0, 4e-3), velocity=(1e-3, -5e-4, 2e-4), angular_velocity=(3.0, -2.0, 5.0),
-            force=ConstantLoad((0.0, 1e-9, 0.0)), torque=ConstantLoad((1e-15, 0.0, -2e-15)),
-            translational_drag=1e-5, rotational_drag=1e-14,
-        )
-        free = make_body(g, mass=1e-6, **common)
-        held = make_body(g, mass=1e-6, **common)
-        surface = NARROW_TUBE.inner_surface if name == "capsule" else FLOOR.surface
-        if name == "capsule":  # in the tube, along its axis, clear of the wall
-            for b in (free, held):
-                b.start["position"] = (0.0, 0.0, 0.0)
-                b.start["orientation"] = lying_orientation()
-                b.start["angular_velocity"] = (0.0, 0.0, 5.0)
-                b.start["velocity"] = (1e-3, 0.0, 0.0)
-        attach(held, surface)
-        sf, _ = run(free, steps)
-        sh, rh = run(held, steps)
-        same = all(
-            np.array_equal(sf[k].view(np.uint64), sh[k].view(np.uint64)) for k in ("position", "orientation", "velocity", "angular_velocity")
-        )
-        rows.append(FreeRow(name, held.confinement.report.samples, bool(rh["touching"].any()), float(rh["contact_gap"].min()), same))
+        free = run(flying(name, g), steps)
+        experiment = attach(flying(name, g), flying_surface(name))
+        held = run(experiment, steps)
+        rows.append(FreeRow(name, confinement(experiment).report.samples, bool(held.report.touching.any()),
+                            float(held.report.contact_gap.min()), same_bits(free.states, held.states)))
     return rows
 
 
@@ -240,14 +282,27 @@ LONG_CAPSULE = Capsule(radius=2.5e-4, length=2.0e-3)
 """2.5 mm long in all: longer than the narrow tube is wide (2 mm)."""
 
 
-@dataclass
+@dataclass(frozen=True)
 class TubeRun:
+    """The capsule turned in the narrow tube under one version: per step the times (s), the axis's angle
+    from the tube's axis (rad), the exact smallest ``distance - margin`` (m), positions and orientations."""
+
     version: str
     times: np.ndarray
-    angle: np.ndarray  # the axis's angle from the tube's axis, rad
-    min_gap: np.ndarray  # per step, over a dense sampling of the hull, m
+    angle: np.ndarray
+    min_gap: np.ndarray
     positions: np.ndarray
     orientations: np.ndarray
+
+
+@dataclass(frozen=True)
+class NarrowTube:
+    """The narrow tube's two runs, 0.1.0's centre hold and 0.4.0's hull hold, and the pass 0.1.0 is
+    predicted to make (m): the capsule's half length and radius, less the tube's radius."""
+
+    centre: TubeRun
+    hull: TubeRun
+    predicted_pass: float
 
 
 def _turning_capsule() -> RigidInertialNode:
@@ -278,20 +333,22 @@ def _axis_angle(orientations: np.ndarray) -> np.ndarray:
     return np.arccos(np.clip(np.abs(axes[:, 0]), 0.0, 1.0))
 
 
-def narrow_tube(steps: int = STEPS) -> dict[str, Any]:
+def axis_angle(orientations: np.ndarray) -> np.ndarray:
+    """The body axis's angle from the world's ``x`` axis (the tube's), rad, per orientation."""
+    with jax.enable_x64(True):
+        return _axis_angle(orientations)
+
+
+def narrow_tube(steps: int = STEPS) -> NarrowTube:
     """The long capsule turned across the narrow tube by a steady torque, under 0.1.0 and 0.4.0."""
-    out: dict[str, Any] = {}
+    runs = {}
     for version in ("0.1.0", "0.4.0"):
-        body = _turning_capsule()
-        attach(body, NARROW_TUBE.inner_surface, version=version)
-        s, r = run(body, steps)
-        gaps = capsule_tube_gaps(LONG_CAPSULE, NARROW_TUBE, s["position"], s["orientation"])
-        with jax.enable_x64(True):
-            angle = _axis_angle(s["orientation"])
-        out[version] = TubeRun(version, DT * np.arange(1, steps + 1), angle, gaps, s["position"], s["orientation"])
+        s = run(attach(_turning_capsule(), NARROW_TUBE.inner_surface, version=version), steps).states
+        gaps = capsule_tube_gaps(LONG_CAPSULE, NARROW_TUBE, s.position, s.orientation)
+        runs[version] = TubeRun(version, DT * np.arange(1, steps + 1), axis_angle(s.orientation), gaps, s.position,
+                                s.orientation)
     g = LONG_CAPSULE
-    out["predicted_pass"] = (g.length / 2 + g.radius) - NARROW_TUBE.radius
-    return out
+    return NarrowTube(runs["0.1.0"], runs["0.4.0"], (g.length / 2 + g.radius) - NARROW_TUBE.radius)
 
 
 # ---------------------------------------------------------------------------------------
@@ -319,38 +376,58 @@ def spinner(geometry: Any, radius: float, name: str) -> RigidInertialNode:
     )
 
 
-@dataclass
+@dataclass(frozen=True)
 class SpinRun:
+    """A body spun on the floor: per step its spin about its axis (rad/s) and the flags, and its samples."""
+
     name: str
-    spin: np.ndarray  # body-axis spin per step, rad/s
+    spin: np.ndarray
     held_by_samples: np.ndarray
     touching: np.ndarray
     samples: int
 
     @property
     def kept(self) -> float:
+        """The share of the spin it kept after the last step."""
         return float(self.spin[-1] / SPIN)
 
 
-def spin_on_floor(steps: int = STEPS) -> dict[str, SpinRun]:
+@dataclass(frozen=True)
+class SpinOnFloor:
+    """The smooth cylinder (held at its support) and its 24-sided mesh (held at its samples), spun on the floor."""
+
+    cylinder: SpinRun
+    mesh: SpinRun
+
+
+def _spin(name: str, geometry: Any, steps: int) -> SpinRun:
+    experiment = attach(spinner(geometry, 5e-4, name), FLOOR.surface)
+    r = run(experiment, steps)
+    return SpinRun(name, r.states.angular_velocity[:, 2], r.report.held_by_samples, r.report.touching,
+                   confinement(experiment).report.samples)
+
+
+def spin_on_floor(steps: int = STEPS) -> SpinOnFloor:
     """A smooth cylinder (held at its support) and a 24-sided mesh of it (held at its samples), spun on the floor."""
-    out = {}
-    for name, g in (("cylinder", SPIN_CYLINDER), ("mesh", SPIN_MESH)):
-        body = spinner(g, 5e-4, name)
-        attach(body, FLOOR.surface)
-        s, r = run(body, steps)
-        out[name] = SpinRun(name, s["angular_velocity"][:, 2], r["held_by_samples"], r["touching"], body.confinement.report.samples)
-    return out
+    return SpinOnFloor(_spin("cylinder", SPIN_CYLINDER, steps), _spin("mesh", SPIN_MESH, steps))
 
 
-def screw_spin_by_spacing(spacings: tuple[float, ...] = (2.0e-4, 1.5e-4, 1.0e-4, 0.7e-4), steps: int = STEPS) -> list[tuple[float, int, float]]:
-    """The screw held at its support, spun on the floor at several spacings: ``(spacing, samples, spin kept)``."""
+@dataclass(frozen=True)
+class ScrewSpin:
+    """The screw spun on the floor at one spacing (m): its samples and the share of its spin it kept."""
+
+    spacing: float
+    samples: int
+    kept: float
+
+
+def screw_spin_by_spacing(spacings: tuple[float, ...] = (2.0e-4, 1.5e-4, 1.0e-4, 0.7e-4), steps: int = STEPS) -> list[ScrewSpin]:
+    """The screw held at its support, spun on the floor at several spacings."""
     rows = []
     for h in spacings:
-        body = spinner(SPIN_SCREW, SPIN_SCREW.outer_radius, "screw")
-        attach(body, FLOOR.surface, spacing=h)
-        s, _ = run(body, steps)
-        rows.append((h, body.confinement.report.samples, float(s["angular_velocity"][-1, 2] / SPIN)))
+        experiment = attach(spinner(SPIN_SCREW, SPIN_SCREW.outer_radius, "screw"), FLOOR.surface, spacing=h)
+        s = run(experiment, steps).states
+        rows.append(ScrewSpin(h, confinement(experiment).report.samples, float(s.angular_velocity[-1, 2] / SPIN)))
     return rows
 
 
@@ -361,46 +438,67 @@ SHORT_CAPSULE = Capsule(radius=2.5e-4, length=1.31e-3)
 """1.81 mm in all: it cannot turn square across the tube within the margin, and jams nearly square."""
 
 
-@partial(jax.jit, static_argnums=(0, 1))
-def _two_walls_rows(spec: Any, static: Any, params: Any, arrays: Any, state: Any):
-    from mime.interactions._projection import choose_points, gram
+@jax.jit
+def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, Any, Any, Any, Any, Any]:
+    from mime.interactions._solve import gram
     from mime.nodes.rigid import free_solve
 
-    free = free_solve(static, params, state, {"time": 0.0}, DT)
-    A = choose_points(spec, arrays, state["position"], state["orientation"])
+    free = free_solve(inputs, state, 0.0, DT)
+    A = inputs.hold.choose(state.position, state.orientation)
     K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
     u0 = A.normal @ free.velocity + A.lever @ free.angular_velocity
-    return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap
-
-
-@partial(jax.jit, static_argnums=0)
-def _levers(spec: Any, arrays: Any, state: Any):
-    from mime.interactions._projection import choose_points
-
-    return choose_points(spec, arrays, state["position"], state["orientation"]).lever
+    return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap, A.lever
 
 
 @jax.jit
-def _pgs40(K: Any, u0: Any, target: Any, active: Any):
-    from mime.interactions._projection import pgs
+def _pgs40(K: Any, u0: Any, target: Any, active: Any) -> Any:
+    from mime.interactions._solve import pgs
 
     return pgs(K, u0, target, active, 40)[2]
 
 
-def two_walls(steps: int = STEPS) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TwoWalls:
+    """The short capsule jammed across the tube.
+
+    Attributes:
+        coupling: ``c``, the two end rows' coupling in the Delassus matrix.
+        residuals: the two rows' residual over 40 sweeps (m/s).
+        residuals_all_rows: every held row's residual over 40 sweeps (m/s).
+        ratios: each sweep's residual over the one before.
+        unconverged, touching: the flags per step.
+        residual: the step's ``contact_residual`` per step (m/s).
+        angle: the capsule's final angle from the tube's axis, degrees.
+        lever: the longest lever of a held point, m.
+        min_gap: the exact smallest ``distance - margin`` over the run, m.
+    """
+
+    coupling: float
+    residuals: np.ndarray
+    residuals_all_rows: np.ndarray
+    ratios: np.ndarray
+    unconverged: np.ndarray
+    touching: np.ndarray
+    residual: np.ndarray
+    angle: float
+    lever: float
+    min_gap: float
+
+
+def two_walls(steps: int = STEPS) -> TwoWalls:
     """The short capsule turned by a torque until it jams across the tube, both ends pressed into the wall."""
     mass = 1e-6
     body = make_body(
         SHORT_CAPSULE, mass=mass, name="capsule", orientation=lying_orientation(math.radians(60.0)),
         torque=ConstantLoad((0.0, 0.0, 4e-10)), rotational_drag=2e-12, translational_drag=1e-4,
     )
-    attach(body, NARROW_TUBE.inner_surface)
-    s, r = run(body, steps)
-    last = {k: v[-1] for k, v in s.items()}
+    experiment = attach(body, NARROW_TUBE.inner_surface)
+    r = run(experiment, steps)
+    s = r.states
     with jax.enable_x64(True):
-        static, spec, params, arrays = body.step_inputs()
-        state = {k: jnp.asarray(v) for k, v in last.items()}
-        point, K, u0, target, gap = _two_walls_rows(spec, static, params, arrays, state)
+        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        last = jax.tree_util.tree_map(lambda a: jnp.asarray(a[-1]), s)
+        point, K, u0, target, gap, levers = _first_rows(inputs, last)
         # the two distinct rows (one per end)
         ends = np.asarray(point)[:, 2] > 0
         i, j = int(np.argmax(ends)), int(np.argmax(~ends))
@@ -409,20 +507,13 @@ def two_walls(steps: int = STEPS) -> dict[str, Any]:
         hist = np.asarray(_pgs40(K2, u0[pick], target[pick], jnp.array([True, True])))
         c = float(K2[0, 1] / jnp.sqrt(K2[0, 0] * K2[1, 1]))
         hist_all = np.asarray(_pgs40(K, u0, target, jnp.isfinite(gap)))
-        lever = float(np.max(np.linalg.norm(np.asarray(_levers(spec, arrays, state)), axis=1)))
-    ratios = hist[1:] / hist[:-1]
-    return {
-        "coupling": c,
-        "residuals": hist,
-        "residuals_all_rows": np.asarray(hist_all),
-        "ratios": ratios,
-        "unconverged": r["unconverged"],
-        "touching": r["touching"],
-        "residual": r["contact_residual"],
-        "angle": float(np.degrees(_axis_angle(s["orientation"][-1:])[0])),
-        "lever": lever,
-        "min_gap": float(capsule_tube_gaps(SHORT_CAPSULE, NARROW_TUBE, s["position"], s["orientation"]).min()),
-    }
+        lever = float(np.max(np.linalg.norm(np.asarray(levers), axis=1)))
+    return TwoWalls(
+        coupling=c, residuals=hist, residuals_all_rows=hist_all, ratios=hist[1:] / hist[:-1],
+        unconverged=r.report.unconverged, touching=r.report.touching, residual=r.report.contact_residual,
+        angle=float(np.degrees(axis_angle(s.orientation[-1:])[0])), lever=lever,
+        min_gap=float(capsule_tube_gaps(SHORT_CAPSULE, NARROW_TUBE, s.position, s.orientation).min()),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -432,24 +523,38 @@ HULLLESS_EXTENT = 4e-4
 """The extent of the body with no hull in :func:`hullless_body`, and the radius of the ball beside it, m."""
 
 
-def hullless_body(steps: int = STEPS) -> dict[str, Any]:
+@dataclass(frozen=True)
+class HulllessBody:
+    """A body with no hull dropped on the floor beside a ball of its extent.
+
+    Attributes:
+        min_gap: the smallest ``height - extent - margin`` over the run, m.
+        difference: the largest difference of position or velocity from the ball's run (m, m/s).
+        touching_steps: the hull-less body's touching steps.
+        heights: its centre's height per step, m.
+    """
+
+    min_gap: float
+    difference: float
+    touching_steps: int
+    heights: np.ndarray
+
+
+def hullless_body(steps: int = STEPS) -> HulllessBody:
     """A body with no hull (extent :data:`HULLLESS_EXTENT`) and a ball of that radius, both dropped on the floor."""
     runs = {}
     for name, h in (("no hull", Hull(extent=HULLLESS_EXTENT)), ("sphere", Hull([Sphere(HULLLESS_EXTENT)]))):
         body = make_body(h, mass=1e-6, name=name.replace(" ", "_"), position=(0.0, 0.0, 8e-4),
                          velocity=(2e-3, 0.0, -5e-3), angular_velocity=(0.0, 7.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-5)))
-        attach(body, FLOOR.surface)
-        s, r = run(body, steps)
-        runs[name] = (s, r)
-    s0 = runs["no hull"][0]
-    s1 = runs["sphere"][0]
-    height_gap = s0["position"][:, 2] - HULLLESS_EXTENT - MARGIN
-    return {
-        "min_gap": float(height_gap.min()),
-        "difference": float(max(np.max(np.abs(s0[k] - s1[k])) for k in ("position", "velocity"))),
-        "touching_steps": int(runs["no hull"][1]["touching"].sum()),
-        "heights": s0["position"][:, 2],
-    }
+        runs[name] = run(attach(body, FLOOR.surface), steps)
+    s0, s1 = runs["no hull"].states, runs["sphere"].states
+    height_gap = s0.position[:, 2] - HULLLESS_EXTENT - MARGIN
+    return HulllessBody(
+        min_gap=float(height_gap.min()),
+        difference=float(max(np.max(np.abs(getattr(s0, k) - getattr(s1, k))) for k in ("position", "velocity"))),
+        touching_steps=int(runs["no hull"].report.touching.sum()),
+        heights=s0.position[:, 2],
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -458,17 +563,44 @@ def hullless_body(steps: int = STEPS) -> dict[str, Any]:
 ELLIPSOID = Ellipsoid(8e-4, 4e-4, 3e-4)
 
 
-def turning_ellipsoid(steps: int = STEPS) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TurningEllipsoid:
+    """The tumbling ellipsoid's held point.
+
+    Attributes:
+        points: ``(steps, 3)`` m, body frame: the first pass's deepest held point per step.
+        exact: ``(steps, 3)`` m: the ellipsoid's exact support at each step's starting pose.
+        off_support: the largest distance between the two, m.
+        largest_move: the held point's largest move in one step, m.
+        worst_move_over_bound: the largest move over its bound ``(a^2 / c) dtheta``.
+        sample_hops: the nearest sample's moves per step, m (what a hold at samples would do).
+        spacing: the sampling spacing, m.
+        touching: the flag per step.
+    """
+
+    points: np.ndarray
+    exact: np.ndarray
+    off_support: float
+    largest_move: float
+    worst_move_over_bound: float
+    sample_hops: np.ndarray
+    spacing: float
+    touching: np.ndarray
+
+
+def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
     """An ellipsoid lying on the floor, lightly pressed, tumbling end over end; its held point's path."""
     mass = 1e-6
     body = make_body(ELLIPSOID, mass=mass, name="ellipsoid", position=(0.0, 0.0, 3e-4 + MARGIN),
                      angular_velocity=(0.0, 12.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-10)))
-    attach(body, FLOOR.surface)
-    s, r = run(body, steps)
-    pts = r["contact_point"]
+    experiment = attach(body, FLOOR.surface)
+    r = run(experiment, steps)
+    s = r.states
+    pts = r.report.contact_point
+    spacing = confinement(experiment).spacing
     with jax.enable_x64(True):
         # the ellipsoid's own deepest point at each step's starting pose (the exact support)
-        qs = np.concatenate([np.asarray(body.start["orientation"])[None], s["orientation"][:-1]])
+        qs = np.concatenate([body.start.orientation[None], s.orientation[:-1]])
         exact = np.stack([np.asarray(ELLIPSOID.support(rotation.matrix(jnp.asarray(q)).T @ jnp.array([0.0, 0.0, -1.0]))) for q in qs])
     moves = np.linalg.norm(np.diff(pts, axis=0), axis=1)
     # the support map's continuity: a turn by dtheta moves the support by at most rho_max dtheta,
@@ -477,84 +609,127 @@ def turning_ellipsoid(steps: int = STEPS) -> dict[str, Any]:
     turns = 2 * np.arccos(np.clip(dq, -1.0, 1.0))
     a, c = ELLIPSOID.a, ELLIPSOID.c
     bound = (a * a / c) * turns
-    samples, _ = ELLIPSOID.sample(body.confinement.spacing)
+    samples, _ = ELLIPSOID.sample(spacing)
     nearest = np.array([samples[np.argmax(samples @ (rotation.matrix(q).T @ np.array([0.0, 0.0, -1.0])))] for q in np.asarray(qs)])
-    return {
-        "points": pts,
-        "exact": exact,
-        "off_support": float(np.max(np.linalg.norm(pts - exact, axis=1))),
-        "largest_move": float(moves.max()),
-        "worst_move_over_bound": float(np.max(moves / np.maximum(bound, 1e-300))),
-        "sample_hops": np.linalg.norm(np.diff(nearest, axis=0), axis=1),
-        "spacing": body.confinement.spacing,
-        "touching": r["touching"],
-    }
+    return TurningEllipsoid(
+        points=pts,
+        exact=exact,
+        off_support=float(np.max(np.linalg.norm(pts - exact, axis=1))),
+        largest_move=float(moves.max()),
+        worst_move_over_bound=float(np.max(moves / np.maximum(bound, 1e-300))),
+        sample_hops=np.linalg.norm(np.diff(nearest, axis=0), axis=1),
+        spacing=spacing,
+        touching=r.report.touching,
+    )
 
 
 # ---------------------------------------------------------------------------------------
 # 7. flags
 # ---------------------------------------------------------------------------------------
-def support_short_screw(newton_steps: int = 1, steps: int = STEPS) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Flags:
+    """A scenario's flags per step: ``support_short`` and ``touching``."""
+
+    support_short: np.ndarray
+    touching: np.ndarray
+
+
+def support_short_screw(newton_steps: int = 1, steps: int = STEPS) -> Flags:
     """The spinning screw on the floor with its Newton search bounded at ``newton_steps``: support_short raises."""
     g = Screw(SPIN_SCREW.core_radius, SPIN_SCREW.thread_depth, SPIN_SCREW.pitch, SPIN_SCREW.length, newton_steps=newton_steps)
-    body = spinner(g, g.outer_radius, "screw")
-    attach(body, FLOOR.surface)
-    _, r = run(body, steps)
-    return {"support_short": r["support_short"], "touching": r["touching"]}
+    r = run(attach(spinner(g, g.outer_radius, "screw"), FLOOR.surface), steps)
+    return Flags(r.report.support_short, r.report.touching)
 
 
-def touching_is_force(steps: int = STEPS) -> dict[str, Any]:
+@dataclass(frozen=True)
+class TouchingIsForce:
+    """Per step of a bouncing sphere: ``touching``; whether the contact changed the step's state
+    (``changed``, against the free step from the same start); whether a force or push acted (``forced``)."""
+
+    touching: np.ndarray
+    changed: np.ndarray
+    forced: np.ndarray
+
+
+def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
     from mime.nodes.rigid import step
+    from mime._pytree import replace
+    from mime.dynamics import FreeFlight
 
     body = make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                      velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
-    attach(body, FLOOR.surface)
-    s, r = run(body, steps)
+    experiment = attach(body, FLOOR.surface)
+    r = run(experiment, steps)
+    s = r.states
     with jax.enable_x64(True):
-        _, spec, _, arrays = body.step_inputs()
-        starts = {k: jnp.asarray(np.concatenate([np.asarray(body.start[k])[None], s[k][:-1]])) for k in s}
+        held_inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        free_inputs = replace(held_inputs, hold=FreeFlight())
+        starts = jax.tree_util.tree_map(lambda a0, a: jnp.asarray(np.concatenate([a0[None], a[:-1]])), body.start, s)
         t = DT * jnp.arange(steps)
 
-        def both(state, ti):
-            static, _, params, _ = body.step_inputs()
-            held, _ = step(static, spec, params, arrays, state, {"time": ti}, DT)
-            free, _ = step(static, None, params, {}, state, {"time": ti}, DT)
-            return jnp.any(jnp.stack([jnp.any(held[k] != free[k]) for k in held]))
+        def both(state: RigidState, ti: Any) -> Any:
+            held, _ = step(held_inputs, state, ti, DT)
+            free, _ = step(free_inputs, state, ti, DT)
+            return jnp.any(jnp.stack([jnp.any(getattr(held, k) != getattr(free, k)) for k in RigidState.FIELDS]))
 
         changed = np.asarray(jax.jit(jax.vmap(both))(starts, t))
-    forced = (r["contact_impulse"] > 0) | (r["contact_push"] > 0)
-    return {"touching": r["touching"], "changed": changed, "forced": forced}
+    forced = (r.report.contact_impulse > 0) | (r.report.contact_push > 0)
+    return TouchingIsForce(r.report.touching, changed, forced)
 
 
 # ---------------------------------------------------------------------------------------
 # 8. spacing rules
 # ---------------------------------------------------------------------------------------
-def spacing_rules() -> dict[str, Any]:
+@dataclass(frozen=True)
+class SpacingRules:
+    """The spacing rule at work (lengths in m).
+
+    Attributes:
+        floor_fraction: ``Contact.SPACING_FLOOR``.
+        default: the long capsule's default spacing; ``default_expected`` the rule's value, computed here.
+        tiny_margin_spacing: the spacing under :data:`TINY_MARGIN`; ``floor_spacing`` the floor's.
+        refused: the message refusing a coarse spacing for the box (``None`` had it been accepted).
+        coarse: that coarse spacing; ``box_shortfall`` the box's samples' shortfall at it.
+    """
+
+    floor_fraction: float
+    default: float
+    default_expected: float
+    tiny_margin_spacing: float
+    floor_spacing: float
+    refused: str | None
+    coarse: float
+    box_shortfall: float
+
+
+def spacing_rules() -> SpacingRules:
     """The default spacing by the rule; a tiny margin takes the floor; a coarse spacing refused for a box."""
     from mime.errors import ValidationError
 
-    out: dict[str, Any] = {"floor_fraction": Contact.SPACING_FLOOR}
-    body = make_body(LONG_CAPSULE, mass=1e-6)
-    attach(body, NARROW_TUBE.inner_surface)
-    out["default"] = body.confinement.spacing
-    out["default_expected"] = max(MARGIN, Contact.SPACING_FLOOR * body.size)
+    capsule = make_body(LONG_CAPSULE, mass=1e-6)
+    default = confinement(attach(capsule, NARROW_TUBE.inner_surface)).spacing
     tiny = make_body(LONG_CAPSULE, mass=1e-6)
     e = Experiment()
     e.attach(Contact.Projection(margin=TINY_MARGIN), body=tiny, surface=NARROW_TUBE.inner_surface)
     e.build("exploratory")
-    out["tiny_margin_spacing"] = tiny.confinement.spacing
-    out["floor_spacing"] = Contact.SPACING_FLOOR * tiny.size
     box = make_body(Box(6e-4, 4e-4, 3e-4), mass=1e-6)
     coarse = 3 * MARGIN
     try:
         attach(box, FLOOR.surface, spacing=coarse)
-        out["refused"] = None
+        refused = None
     except ValidationError as exc:
-        out["refused"] = str(exc)
-    out["coarse"] = coarse
-    out["box_shortfall"] = Box(6e-4, 4e-4, 3e-4).shortfall(coarse)
-    return out
+        refused = str(exc)
+    return SpacingRules(
+        floor_fraction=Contact.SPACING_FLOOR,
+        default=default,
+        default_expected=max(MARGIN, Contact.SPACING_FLOOR * capsule.size),
+        tiny_margin_spacing=confinement(e).spacing,
+        floor_spacing=Contact.SPACING_FLOOR * tiny.size,
+        refused=refused,
+        coarse=coarse,
+        box_shortfall=Box(6e-4, 4e-4, 3e-4).shortfall(coarse),
+    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -573,7 +748,18 @@ def microrobot() -> RigidInertialNode:
     )
 
 
-def helical_microrobot(steps: int = 600) -> dict[str, Any]:
+@dataclass(frozen=True)
+class MicrorobotRun:
+    """The seed's microrobot in the narrow tube: the run's record, the smallest ``distance - margin`` over a
+    dense sampling of its hull (m), the experiment (as the seed attaches it) and the body."""
+
+    record: RunRecord
+    min_gap: float
+    experiment: Experiment
+    body: RigidInertialNode
+
+
+def helical_microrobot(steps: int = 600) -> MicrorobotRun:
     """The microrobot in the narrow tube, attached exactly as the seed writes it, run and measured."""
     umr = microrobot()
     tube = NARROW_TUBE
@@ -581,4 +767,4 @@ def helical_microrobot(steps: int = 600) -> dict[str, Any]:
     experiment.attach(Contact.Projection(margin=mm(0.1)), body=umr, surface=tube.inner_surface)
     record = experiment.run(dt=DT, steps=steps, profile="exploratory")
     gaps = hull_gaps(umr.hull, tube.inner_surface, record.states["position"], record.states["orientation"], MARGIN / 4)
-    return {"record": record, "min_gap": float(gaps.min()), "experiment": experiment, "body": umr}
+    return MicrorobotRun(record, float(gaps.min()), experiment, umr)

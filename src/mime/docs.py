@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.registry import REGISTRY, DefaultKind, Entry, Registry, format_type
 
 __all__ = ["SECTION_TITLES", "Rows", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
@@ -114,7 +114,7 @@ class EntryPage:
         for s in self.sections:
             if s.title == title:
                 return s
-        raise ValidationError(f"title = {title!r} is not allowed; expected one of {list(self.titles)}")
+        raise invalid("title", title, f"one of {list(self.titles)}")
 
 
 def hand_written(entry: type[Entry]) -> str:
@@ -343,7 +343,7 @@ def entry_page(entry: type[Entry], *, registry: Registry | None = None) -> Entry
     2
     """
     if not (isinstance(entry, type) and issubclass(entry, Entry)):
-        raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry class such as mime.Contact")
+        raise invalid("entry", entry, "an entry class such as mime.Contact")
     reg = REGISTRY if registry is None else registry
     builders = (_glance, _hand_written, _settings, _roles, _rungs, _gradient, _validity, _family, _references, _other)
     sections = (Section("", _intro(entry, reg)),) + tuple(

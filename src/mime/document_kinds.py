@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mime.errors import DocumentError, ValidationError
+from mime.errors import DocumentError, ValidationError, invalid
 
 __all__ = ["KINDS", "PROVIDERS", "document_kind", "register_kind", "kind_of", "load_kind"]
 
@@ -31,7 +31,7 @@ PROVIDERS = ("mime.geometry", "mime.scene", "mime.nodes")
 def register_kind(name: str, cls: type) -> type:
     """Register ``cls`` as the document kind ``name`` (it needs ``to_document`` and ``from_document``)."""
     if not isinstance(name, str) or not name:
-        raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
+        raise invalid("name", name, "a non-empty string")
     for method in ("to_document", "from_document"):
         if not callable(getattr(cls, method, None)):
             raise ValidationError(f"{cls.__qualname__} cannot be kind {name!r}: it has no {method}")

@@ -7,16 +7,26 @@ names the argument, the value given and what is allowed. ``DocumentError`` is th
 kind raised while reading a saved experiment: its message also says which file
 and which key or entry was at fault.
 
-The checks, each raising the house message through :func:`invalid`:
+Every refusal's message is built by one helper, :func:`invalid` (maddening's):
+``"<where>: <argument> = <value> is not allowed; expected <what>"``; a setting
+that must be given and was not is refused by its sibling :func:`required`,
+``"<where>: setting '<name>' is required[ by <what needs it>] and was not given;
+expected <what>"``. A class
+declares what each argument accepts once, as a table of :class:`Rule` values
+(``RigidInertialNode.RULES``, ``Contact``'s settings), and checks it with
+:func:`check_arguments`; the same rule's ``allowed`` text documents it. The rules:
 
-- :func:`finite_number`: a real Python number (never a bool, text or complex),
-  finite, optionally above a bound (maddening's, shared by both packages);
-- :func:`whole_number`: an ``int`` (never a bool) of at least a bound (maddening's);
-- :func:`real_array`: finite real numbers of a given shape;
-- :func:`callable_value`: something that can be called.
+- :class:`Number`: a finite real number, optionally bounded;
+- :class:`Whole`: an ``int`` (never a bool) of at least a bound;
+- :class:`Vector`: ``n`` finite real numbers, optionally each positive;
+- :class:`Direction`: three finite numbers, not all zero (made a unit vector);
+- :class:`UnitQuaternion`: four finite numbers of unit length ``(w, x, y, z)``;
+- :class:`OneOf`: one of a few given values.
 
-A positive length is :func:`mime.geometry.positive_length` (a real array of
-shape ``()``, so NumPy scalars pass).
+The functions under them are kept for one-off checks: :func:`finite_number`,
+:func:`whole_number` (maddening's), :func:`real_array` and :func:`callable_value`.
+A positive length is :func:`mime.geometry.positive_length` (a :class:`Number`
+above zero, in metres).
 
 >>> from mime.errors import ValidationError, DocumentError
 >>> import maddening
@@ -26,12 +36,15 @@ shape ``()``, so NumPy scalars pass).
 
 from __future__ import annotations
 
-from typing import Any
+import math
+from dataclasses import dataclass
+from typing import Any, Mapping
 
 from maddening.errors import ValidationError, finite_number, invalid, whole_number
 
 __all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
-           "callable_value"]
+           "callable_value", "Rule", "Number", "Whole", "Vector", "Direction", "UnitQuaternion", "OneOf",
+           "check_arguments", "is_traced", "required"]
 
 
 class DocumentError(ValidationError):
@@ -39,6 +52,17 @@ class DocumentError(ValidationError):
 
     The message names the file, the key or entry at fault, and what was expected.
     """
+
+
+def required(name: str, allowed: str, *, where: str = "", by: str = "") -> ValidationError:
+    """The house error for a setting that must be given and was not.
+
+    >>> str(required("stiffness", "a stiffness", where="Contact 0.4.0", by="rung 'penalty'"))
+    "Contact 0.4.0: setting 'stiffness' is required by rung 'penalty' and was not given; expected a stiffness"
+    """
+    prefix = f"{where}: " if where else ""
+    needs = f" by {by}" if by else ""
+    return ValidationError(f"{prefix}setting {name!r} is required{needs} and was not given; expected {allowed}")
 
 
 def callable_value(value: Any, argument: str, allowed: str, *, where: str = "") -> Any:
@@ -94,3 +118,154 @@ def real_array(value: Any, argument: str, allowed: str, *, shape: tuple[int, ...
     if not np.all(np.isfinite(array)):
         raise refuse()
     return array
+
+
+def is_traced(value: Any) -> bool:
+    """Whether ``value`` is traced by JAX (under ``jit``, ``vmap``, ``grad``): it cannot be checked."""
+    import jax
+
+    return isinstance(value, jax.core.Tracer)
+
+
+@dataclass(frozen=True)
+class Rule:
+    """A declared constraint on one argument: ``allowed`` says in words what it accepts.
+
+    ``check(value, argument, where=...)`` returns the value converted (a float, a
+    tuple of floats) or raises the house message through :func:`invalid`.
+    """
+
+    allowed: str
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> Any:  # pragma: no cover - overridden
+        raise NotImplementedError
+
+    def refuse(self, value: Any, argument: str, where: str) -> ValidationError:
+        """The house error for ``value`` given as ``argument``."""
+        return invalid(argument, value, self.allowed, where=where)
+
+
+@dataclass(frozen=True)
+class Number(Rule):
+    """A finite real number (never text, a bool or complex), ``> above`` and ``>= at_least`` where given.
+
+    >>> Number("a positive mass in kg", above=0).check(2, "mass")
+    2.0
+    """
+
+    above: float | None = None
+    at_least: float | None = None
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> float:
+        number = float(real_array(value, argument, self.allowed, shape=(), where=where))
+        if (self.above is not None and not number > self.above) or (
+                self.at_least is not None and not number >= self.at_least):
+            raise self.refuse(value, argument, where)
+        return number
+
+
+@dataclass(frozen=True)
+class Whole(Rule):
+    """An ``int`` (never a bool) of at least ``at_least``.
+
+    >>> Whole("a whole number of at least 1").check(3, "steps")
+    3
+    """
+
+    at_least: int = 1
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> int:
+        return whole_number(value, argument, self.allowed, where=where, at_least=self.at_least)
+
+
+@dataclass(frozen=True)
+class Vector(Rule):
+    """``n`` finite real numbers, each ``> 0`` with ``positive``; returned as a tuple of floats.
+
+    >>> Vector("3 finite numbers", n=3).check([0, 1, 2.5], "position")
+    (0.0, 1.0, 2.5)
+    """
+
+    n: int = 3
+    positive: bool = False
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> tuple[float, ...]:
+        array = real_array(value, argument, self.allowed, shape=(self.n,), where=where)
+        if self.positive and not bool((array > 0).all()):
+            raise self.refuse(value, argument, where)
+        return tuple(float(c) for c in array)
+
+
+@dataclass(frozen=True)
+class Direction(Rule):
+    """Three finite real numbers, not all zero; returned as the unit vector along them.
+
+    >>> Direction("a nonzero direction").check((0, 0, 2), "axis")
+    (0.0, 0.0, 1.0)
+    """
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> tuple[float, ...]:
+        import numpy as np
+
+        array = real_array(value, argument, self.allowed, shape=(3,), where=where)
+        norm = float(np.linalg.norm(array))
+        if norm == 0.0:
+            raise self.refuse(value, argument, where)
+        return tuple(float(c) for c in array / norm)
+
+
+@dataclass(frozen=True)
+class UnitQuaternion(Rule):
+    """Four finite real numbers ``(w, x, y, z)`` of length 1 within ``1e-6``.
+
+    A quaternion of length 1 within ``1e-12`` is kept as given, bit for bit; one
+    further off (within the tolerance) is normalised.
+
+    >>> UnitQuaternion("a unit quaternion (w, x, y, z)").check((1, 0, 0, 0), "orientation")
+    (1.0, 0.0, 0.0, 0.0)
+    """
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> tuple[float, ...]:
+        import numpy as np
+
+        q = real_array(value, argument, self.allowed, shape=(4,), where=where)
+        norm = float(np.linalg.norm(q))
+        if abs(norm - 1.0) > 1e-6:
+            raise self.refuse(value, argument, where)
+        if abs(norm - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
+            q = q / norm
+        return tuple(float(c) for c in q)
+
+
+@dataclass(frozen=True)
+class OneOf(Rule):
+    """One of ``choices`` (compared with ``==``).
+
+    >>> OneOf("one of remove_outward", choices=("remove_outward",)).check("remove_outward", "rule")
+    'remove_outward'
+    """
+
+    choices: tuple[Any, ...] = ()
+
+    def check(self, value: Any, argument: str, *, where: str = "") -> Any:
+        try:
+            ok = any(value == c and type(value) is type(c) for c in self.choices)
+        except Exception:  # noqa: BLE001 - a value that cannot be compared is not one of them
+            ok = False
+        if not ok:
+            raise self.refuse(value, argument, where)
+        return value
+
+
+def check_arguments(where: str, rules: Mapping[str, Rule], values: Mapping[str, Any]) -> dict[str, Any]:
+    """Each of ``values`` checked by its declared rule, converted; a traced value passes as it is.
+
+    >>> check_arguments("Body", {"mass": Number("a positive mass in kg", above=0)}, {"mass": -1.0})
+    Traceback (most recent call last):
+    ...
+    maddening.ValidationError: Body: mass = -1.0 is not allowed; expected a positive mass in kg
+    """
+    out = {}
+    for name, value in values.items():
+        out[name] = value if is_traced(value) else rules[name].check(value, name, where=where)
+    return out

@@ -10,8 +10,13 @@ An :class:`Experiment` holds *things* (bodies, structures) and *attachments*
 
 Building resolves each entry's defaults by the profile's rules (see
 :mod:`mime.registry.profiles`), records their provenance in a
-:class:`~mime.registry.profiles.SettingsRecord`, and hands each entry's plan to the
-things it binds (the contact's confinement goes to ``body.attach_confinement``).
+:class:`~mime.registry.profiles.SettingsRecord`, and plans each attachment. The
+plans are data held by the :class:`BuiltExperiment`; no thing is changed by
+building. A body's step takes what its contacts planned as an input
+(:meth:`BuiltExperiment.step_inputs`): each plan says which of the body's inputs
+it feeds (``feeds``: ``body.confinement`` for a confinement's hold,
+``body.applied_wrench`` for the penalty rung's springs), as the rung's Requires
+row names it. Building twice from the same things gives equal results.
 
 **Saving.** :meth:`Experiment.save` writes a folder: a JSON document (sorted
 keys, indent 2, trailing newline) naming each entry by namespace, name and
@@ -42,7 +47,7 @@ from typing import Any, Mapping
 from mime import _experiment_io as io
 from mime._simulate import RunRecord, simulate
 from mime.document_kinds import KINDS, document_kind, kind_of, load_kind, register_kind
-from mime.errors import DocumentError, ValidationError
+from mime.errors import DocumentError, ValidationError, invalid
 from mime.registry import (
     REGISTRY,
     Entry,
@@ -96,12 +101,46 @@ class Planned:
 
 @dataclass(frozen=True)
 class BuiltExperiment:
-    """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates."""
+    """What :meth:`Experiment.build` returns, and what :meth:`Experiment.run` simulates.
+
+    Attributes:
+        profile: the profile it was built under.
+        things: the things by id (the same objects the experiment holds, unchanged).
+        planned: each attachment's entry, bound objects and plan.
+        settings_record: the settings' provenance.
+    """
 
     profile: Profile
     things: Mapping[str, Any]
     planned: tuple[Planned, ...]
     settings_record: SettingsRecord
+
+    def deliveries(self, thing: Any) -> dict[str, tuple[Any, ...]]:
+        """What the plans feed ``thing``'s inputs: ``{input: (plan, ...)}``, in attachment order.
+
+        A plan feeds the input its ``feeds`` names (``body.confinement``,
+        ``body.applied_wrench``) of the thing bound to its entry's ``body`` role.
+        """
+        out: dict[str, tuple[Any, ...]] = {}
+        for p in self.planned:
+            feeds = getattr(p.planned, "feeds", None)
+            if feeds is None or not any(p.roles.get(r.name) is thing for r in p.entry.roles if r.binds == "body"):
+                continue
+            out[feeds] = out.get(feeds, ()) + (p.planned,)
+        return out
+
+    def confinement(self, thing: Any) -> Any:
+        """The confinement a contact planned for ``thing`` (``None`` when no contact holds it)."""
+        held = self.deliveries(thing).get("body.confinement", ())
+        return held[0] if held else None
+
+    def step_inputs(self, thing: Any, *, params: Mapping[str, Any] | None = None) -> Any:
+        """``thing.step_inputs(...)`` with what the plans feed it: the confinement's hold and the
+        wrench sources (``mime.nodes.rigid.StepInputs``)."""
+        delivered = self.deliveries(thing)
+        confinement = self.confinement(thing)
+        return thing.step_inputs(hold=None if confinement is None else confinement.hold,
+                                 wrenches=delivered.get("body.applied_wrench", ()), params=params)
 
 
 def _body_of(entry: Entry, objects: Mapping[str, Any]) -> list[Any]:
@@ -144,9 +183,9 @@ class Experiment:
             return thing
         if name is not None:
             if not isinstance(name, str) or not name:
-                raise ValidationError(f"name = {name!r} is not allowed; expected a non-empty string")
+                raise invalid("name", name, "a non-empty string")
             if name in self._things:
-                raise ValidationError(f"name = {name!r} is not allowed; a thing of that name was added already")
+                raise invalid("name", name, "a name no thing of the experiment has yet")
             key = name
         else:
             own = getattr(thing, "name", None)
@@ -188,7 +227,7 @@ class Experiment:
         body that includes lubrication.
         """
         if not isinstance(entry, Entry):
-            raise ValidationError(f"entry = {entry!r} is not allowed; expected an entry instance such as Contact.Projection(...)")
+            raise invalid("entry", entry, "an entry instance such as Contact.Projection(...)")
         where = entry.label()
         declared = [r.name for r in entry.roles]
         missing = [r for r in declared if r not in roles]
@@ -250,11 +289,9 @@ class Experiment:
     def build(self, profile: str | Profile | None = None) -> BuiltExperiment:
         """Resolve every entry's settings under ``profile`` and plan each attachment.
 
-        Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`.
-        Nothing is handed to the things unless every attachment resolves and plans. Built
-        again in the same profile with nothing added since, it returns the same build; in
-        another profile, or after a change, it takes back what the previous build handed
-        over (``entry.take_back``) before handing over the new plans.
+        Returns the built experiment with its :class:`~mime.registry.profiles.SettingsRecord`
+        and every plan; no thing is changed. Built again in the same profile with nothing
+        added since, it returns the same build (a cache: building afresh gives an equal one).
         """
         prof = get_profile(self.profile if profile is None else profile)
         if self._built is not None and self._built_at == self._changes and self._built.profile == prof:
@@ -267,16 +304,6 @@ class Experiment:
             plan = getattr(e, "plan", None)
             result = plan(profile=prof, **objects) if callable(plan) else None
             planned.append(Planned(e, objects, result))
-        if self._built is not None:
-            for p in self._built.planned:
-                take = getattr(p.entry, "take_back", None)
-                if callable(take):
-                    take(p.planned, **p.roles)
-            self._built = None
-        for p in planned:
-            hand = getattr(p.entry, "hand_over", None)
-            if callable(hand):
-                hand(p.planned, **p.roles)
         self._built = BuiltExperiment(
             profile=prof,
             things=self.things,
@@ -469,16 +496,14 @@ def _check_jsonable(doc: Any, where: str) -> None:
     if isinstance(doc, dict):
         for k, v in doc.items():
             if not isinstance(k, str):
-                raise ValidationError(f"{where}: key {k!r} is not allowed in a document; expected a string")
+                raise invalid("key", k, "a string (a document's keys are)", where=where)
             _check_jsonable(v, f"{where}.{k}")
     elif isinstance(doc, (list, tuple)):
         for i, v in enumerate(doc):
             _check_jsonable(v, f"{where}[{i}]")
     elif isinstance(doc, float):
         if doc != doc or doc in (float("inf"), float("-inf")):
-            raise ValidationError(f"{where} = {doc!r} is not allowed in a document; expected a finite number")
+            raise invalid(where, doc, "a finite number (a document holds no NaN or infinity)")
     elif not (doc is None or isinstance(doc, (str, int, bool))):
-        raise ValidationError(
-            f"{where} = {type(doc).__name__} is not allowed in a document; expected str, float, int, "
-            f"bool, None, lists or dicts (large arrays go in to_arrays)"
-        )
+        raise invalid(where, type(doc).__name__, "str, float, int, bool, None, lists or dicts in a document (large "
+                      "arrays go in to_arrays)")

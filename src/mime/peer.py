@@ -45,7 +45,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Hull, Sphere
 from mime.interactions import Contact
@@ -133,20 +133,20 @@ def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
         r, length = shape.radius, shape.length + 2 * shape.radius
         t = mass * (3 * r * r + length * length) / 12
         return (t, t, mass * r * r / 2)
-    raise ValidationError(f"solid_inertia: shape = {shape!r} is not allowed; expected a Sphere, Box or Capsule")
+    raise invalid("shape", shape, "a Sphere, Box or Capsule", where="solid_inertia")
 
 
 def _unit_quaternion(q: Any, where: str) -> tuple[float, float, float, float]:
     a = np.asarray(q, dtype=float)
     if a.shape != (4,) or not np.all(np.isfinite(a)) or abs(float(np.linalg.norm(a)) - 1.0) > 1e-12:
-        raise ValidationError(f"{where}: orientation = {q!r} is not allowed; expected a unit quaternion (w, x, y, z)")
+        raise invalid("orientation", q, "a unit quaternion (w, x, y, z)", where=where)
     return tuple(float(c) for c in a)
 
 
 def _vector(v: Any, name: str, where: str) -> tuple[float, float, float]:
     a = np.asarray(v, dtype=float)
     if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise ValidationError(f"{where}: {name} = {v!r} is not allowed; expected three finite numbers")
+        raise invalid(name, v, "three finite numbers", where=where)
     return tuple(float(c) for c in a)
 
 
@@ -196,16 +196,16 @@ class Scene:
     def __post_init__(self) -> None:
         where = f"Scene {self.name!r}"
         if not isinstance(self.shape, (Sphere, Box, Capsule)):
-            raise ValidationError(f"{where}: shape = {self.shape!r} is not allowed; expected a Sphere, Box or Capsule")
+            raise invalid("shape", self.shape, "a Sphere, Box or Capsule", where=where)
         if isinstance(self.slope_deg, bool) or not isinstance(self.slope_deg, (int, float)) or not (
                 -90.0 < self.slope_deg < 90.0):
-            raise ValidationError(f"{where}: slope_deg = {self.slope_deg!r} is not allowed; expected degrees in (-90, 90)")
+            raise invalid("slope_deg", self.slope_deg, "degrees in (-90, 90)", where=where)
         for name in ("mass", "margin", "dt"):
             value = getattr(self, name)
             if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-                raise ValidationError(f"{where}: {name} = {value!r} is not allowed; expected a finite number > 0")
+                raise invalid(name, value, "a finite number > 0", where=where)
         if isinstance(self.steps, bool) or not isinstance(self.steps, int) or self.steps < 1:
-            raise ValidationError(f"{where}: steps = {self.steps!r} is not allowed; expected a whole number of at least 1")
+            raise invalid("steps", self.steps, "a whole number of at least 1", where=where)
         for name in ("position", "velocity", "angular_velocity", "gravity"):
             object.__setattr__(self, name, _vector(getattr(self, name), name, where))
         object.__setattr__(self, "orientation", _unit_quaternion(self.orientation, where))
@@ -310,9 +310,8 @@ def mjcf(scene: Scene, *, diagexact: bool = True) -> str:
     d = IMPEDANCE
     inertia = " ".join(_f(i) for i in scene.inertia)
     if min(scene.inertia) <= 1e-15:  # MuJoCo's mjMINVAL: it refuses a smaller moment
-        raise ValidationError(
-            f"mjcf: scene {scene.name!r} inertia = {scene.inertia!r} is not allowed; MuJoCo needs every principal "
-            f"moment above 1e-15 kg m^2 (rescale the units)")
+        raise invalid("inertia", scene.inertia, "every principal moment above 1e-15 kg m^2, which MuJoCo needs "
+                      "(rescale the units)", where=f"mjcf: scene {scene.name!r}")
     gravity = " ".join(_f(g) for g in scene.gravity)
     floor_quat = " ".join(_f(c) for c in _about_y(-scene.slope_deg))  # the floor's z axis to its normal
     return f"""<mujoco model="{scene.name}">
@@ -473,7 +472,7 @@ DROP_STEPS = 8
 
 def _phases(phases: Any, where: str) -> int:
     if isinstance(phases, bool) or not isinstance(phases, int) or phases < 1:
-        raise ValidationError(f"{where}: phases = {phases!r} is not allowed; expected a whole number of at least 1")
+        raise invalid("phases", phases, "a whole number of at least 1", where=where)
     return phases
 
 

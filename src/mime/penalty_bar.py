@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.experiment import Experiment
 from mime.geometry import PointSet
 from mime.interactions.contact import Contact
@@ -44,10 +44,7 @@ def bar_experiment(bar: PlanarBarNode, *, margin: Any = None, state0: Mapping[st
     for name in ("stiffness", "damping"):
         values = getattr(bar, name)
         if len(set(values)) != 1:
-            raise ValidationError(
-                f"bar_experiment: bar.{name} = {values!r} is not allowed; expected one value shared by every "
-                f"support (Contact takes one {name})"
-            )
+            raise invalid(f"bar.{name}", values, f"one value shared by every support (Contact takes one {name})", where="bar_experiment")
     margin = um(1.0) if margin is None else margin
     start = dict(bar.start)
     if state0 is not None:

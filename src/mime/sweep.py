@@ -1,8 +1,9 @@
 """Many starts of one body against one surface, stepped together: the contact's guarantee at scale.
 
-``run_sweep(body, starts, dt=..., steps=...)`` runs a built body (a
-``RigidInertialNode``, its contact attached by ``Experiment.build``) from ``n``
-starting states at once (``starts``: the body's state fields, each with a
+``run_sweep(built, starts, dt=..., steps=...)`` runs a body of a built
+experiment (``Experiment.build``; the body a ``RigidInertialNode`` a contact
+holds) from ``n`` starting states at once (``starts``: a
+:class:`~mime.dynamics.RigidState`, or a mapping of its fields, each with a
 leading batch axis: poses, orientations and speeds), ``steps`` steps each, under
 one ``jax.jit`` of a ``vmap`` of the body's step rolled by ``lax.scan``. With
 ``mesh=`` (a ``jax.sharding.Mesh``) the batch axis is split over the mesh's
@@ -49,15 +50,45 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from maddening.core import check_timestep
 from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
-from mime.errors import ValidationError
+from mime._pytree import pytree
+from mime.dynamics import RigidState
+from mime.errors import Number, OneOf, ValidationError, Whole, invalid
+from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, rotation
 from mime.nodes import RigidInertialNode
+from mime.nodes.rigid import step
 
-__all__ = ["SweepResult", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds", "STATE_FIELDS"]
+__all__ = ["SweepResult", "SweepTally", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds",
+           "STATE_FIELDS"]
 
-STATE_FIELDS = ("position", "orientation", "velocity", "angular_velocity")
+STATE_FIELDS = RigidState.FIELDS
 """The names of a start's fields, each an array with a leading batch axis; in order their units are m, a unit quaternion, m/s and rad/s (body frame)."""
+
+Array = Any
+_STEPS = Whole("a whole number of at least 1")
+_SPACING = Number("a positive length in metres", above=0)
+
+
+@pytree
+class SweepTally:
+    """What a sweep keeps of one start's run, step by step (the scan's carry beside the state).
+
+    Attributes:
+        worst_gap: ``()`` m, the smallest ``distance - margin`` over the hull after any step so far.
+        worst_inward: ``()`` m/s, the most a held point's outward speed fell short on a touching step.
+        touching, unconverged, held_by_samples, support_short: ``()`` int, the steps so flagged.
+        start_gap: ``()`` m, the smallest ``distance - margin`` over the hull at the start.
+    """
+
+    worst_gap: Array
+    worst_inward: Array
+    touching: Array
+    unconverged: Array
+    held_by_samples: Array
+    support_short: Array
+    start_gap: Array
 
 
 @dataclass(frozen=True)
@@ -65,7 +96,7 @@ class SweepResult:
     """What a sweep measured, one entry per start (NumPy arrays with the batch axis first).
 
     Attributes:
-        final: The states after the last step, ``{field: (n, ...)}``.
+        final: The states after the last step, a :class:`~mime.dynamics.RigidState` of ``(n, ...)`` arrays.
         worst_gap: The smallest ``distance - margin`` over the hull after any step, m
             (negative: a point ended past the margin).
         worst_inward: The most a held point's outward speed fell short of
@@ -77,7 +108,7 @@ class SweepResult:
         start_gap: The smallest ``distance - margin`` over the hull at the start, m.
     """
 
-    final: dict[str, np.ndarray]
+    final: RigidState
     worst_gap: np.ndarray
     worst_inward: np.ndarray
     touching: np.ndarray
@@ -160,43 +191,61 @@ def _gap_measure(hull: Hull, surface: Any, margin: float, measure_spacing: float
 # ---------------------------------------------------------------------------------------
 # the sweep
 # ---------------------------------------------------------------------------------------
-def _check_body(body: Any) -> Any:
-    if not isinstance(body, RigidInertialNode):
-        raise ValidationError(f"run_sweep: body = {body!r} is not allowed; expected a mime.nodes.RigidInertialNode")
-    confinement = body.confinement
-    if confinement is None or getattr(confinement, "margin", None) is None:
-        raise ValidationError(
-            f"run_sweep: body = {body!r} is not allowed: it holds no contact; expected a body whose experiment "
-            f"attached a Contact and was built (Experiment.build)")
-    return confinement
+def _held(built: Any, body: Any, where: str) -> tuple[Any, Any]:
+    """``(body, confinement)``: the body that a contact holds in a built experiment (or an experiment,
+    built under its own profile)."""
+    if isinstance(built, Experiment):
+        built = built.build()
+    things = getattr(built, "things", None)
+    if things is None or not callable(getattr(built, "confinement", None)):
+        raise invalid("built", built, "a built experiment (Experiment.build)", where=where)
+    if body is None:
+        bodies = [t for t in things.values() if isinstance(t, RigidInertialNode)]
+        if len(bodies) != 1:
+            raise invalid("body", body, f"one of the experiment's {len(bodies)} bodies (given by name or object)",
+                          where=where)
+        body = bodies[0]
+    elif isinstance(body, str):
+        if not isinstance(things.get(body), RigidInertialNode):
+            raise invalid("body", body, "the name of one of the experiment's rigid bodies", where=where)
+        body = things[body]
+    confinement = built.confinement(body)
+    if not isinstance(body, RigidInertialNode) or confinement is None:
+        raise invalid("body", body, "a mime.nodes.RigidInertialNode of the experiment that a Contact holds",
+                      where=where)
+    return body, confinement
 
 
-def _check_starts(starts: Any) -> dict[str, Any]:
-    allowed = f"a mapping with exactly the fields {list(STATE_FIELDS)}, each with a leading batch axis"
+def _check_starts(starts: Any) -> RigidState:
+    allowed = f"a RigidState or a mapping with exactly the fields {list(STATE_FIELDS)}, each with a leading batch axis"
+    if isinstance(starts, RigidState):
+        starts = starts.to_mapping()
     if not isinstance(starts, Mapping) or set(starts) != set(STATE_FIELDS):
         shown = sorted(starts) if isinstance(starts, Mapping) else starts
-        raise ValidationError(f"run_sweep: starts = {shown!r} is not allowed; expected {allowed}")
+        raise invalid("starts", shown, allowed, where="run_sweep")
     out = {k: jnp.asarray(starts[k], dtype=jnp.float64) for k in STATE_FIELDS}
     batch_size(out, argument="starts", where="run_sweep", error=ValidationError)
     for k, width in zip(STATE_FIELDS, (3, 4, 3, 3)):
         if out[k].ndim != 2 or out[k].shape[1] != width:
-            raise ValidationError(
-                f"run_sweep: starts[{k!r}] of shape {out[k].shape} is not allowed; expected shape (n, {width})")
+            raise invalid(f"starts[{k!r}]", f"<an array of shape {out[k].shape}>", f"an array of shape (n, {width})",
+                          where="run_sweep")
     if not all(bool(jnp.all(jnp.isfinite(v))) for v in out.values()):
-        raise ValidationError("run_sweep: starts = <arrays with a non-finite entry> is not allowed; expected finite values")
-    return out
+        raise invalid("starts", "<arrays with a non-finite entry>", "finite values", where="run_sweep")
+    return RigidState.from_mapping(out)
 
 
-def run_sweep(body: RigidInertialNode, starts: Mapping[str, Any], *, dt: float, steps: int, mesh: Any = None,
+def run_sweep(built: Any, starts: Any, *, dt: float, steps: int, body: Any = None, mesh: Any = None,
               measure_spacing: float | None = None) -> SweepResult:
-    """Run ``body`` from every start for ``steps`` steps of ``dt`` s and measure the contact's guarantee.
+    """Run a held body from every start for ``steps`` steps of ``dt`` s and measure the contact's guarantee.
 
     Args:
-        body: A ``RigidInertialNode`` whose contact is attached and built.
-        starts: ``{position, orientation, velocity, angular_velocity}``, each ``(n, 3)``
-            or ``(n, 4)`` (see ``STATE_FIELDS``), in float64.
+        built: A built experiment (``Experiment.build``), or an experiment (built under its
+            profile), in which a ``Contact`` holds the body.
+        starts: A :class:`~mime.dynamics.RigidState` (or a mapping of its fields, see
+            ``STATE_FIELDS``), each ``(n, 3)`` or ``(n, 4)``, in float64.
         dt: The step, s (finite, > 0).
         steps: How many steps (an int >= 1).
+        body: The body (object or name); ``None`` where the experiment has one.
         mesh: ``None`` (one device) or a ``jax.sharding.Mesh`` whose devices share the starts.
         measure_spacing: The dense sampling (m) of kinds measured at samples
             (default: a quarter of the margin).
@@ -207,28 +256,22 @@ def run_sweep(body: RigidInertialNode, starts: Mapping[str, Any], *, dt: float, 
     Raises:
         mime.errors.ValidationError: naming the argument, the value and what is allowed.
     """
-    confinement = _check_body(body)
-    if isinstance(dt, bool) or not isinstance(dt, (int, float)) or not math.isfinite(dt) or dt <= 0:
-        raise ValidationError(f"run_sweep: dt = {dt!r} is not allowed; expected a finite time step > 0 (s)")
-    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 1:
-        raise ValidationError(f"run_sweep: steps = {steps!r} is not allowed; expected a whole number of at least 1")
-    check_mesh(mesh, where="run_sweep", error=ValidationError)
+    where = "run_sweep"
+    body, confinement = _held(built, body, where)
+    built = built.build() if isinstance(built, Experiment) else built
+    check_timestep(dt, where=where)
+    steps = _STEPS.check(steps, "steps", where=where)
+    check_mesh(mesh, where=where, error=ValidationError)
     margin = float(confinement.margin)
-    if measure_spacing is None:
-        measure_spacing = margin / 4
-    if isinstance(measure_spacing, bool) or not isinstance(measure_spacing, (int, float)) or not (
-            math.isfinite(measure_spacing) and measure_spacing > 0):
-        raise ValidationError(
-            f"run_sweep: measure_spacing = {measure_spacing!r} is not allowed; expected a positive length in metres")
+    spacing = _SPACING.check(margin / 4 if measure_spacing is None else measure_spacing, "measure_spacing",
+                             where=where)
     with jax.enable_x64(True):
         states = _check_starts(starts)
-        inputs = body.step_inputs()
-        measure = _Measure(body.hull, confinement.surface, margin, float(measure_spacing))
-        out = _sweep(inputs.static, inputs.spec, measure, int(steps), mesh, inputs.params, inputs.arrays, states,
-                     jnp.asarray(float(dt)))
-        out = jax.tree_util.tree_map(np.asarray, out)
-    final, summary = out
-    return SweepResult(final=final, **summary)
+        inputs = jax.tree_util.tree_map(jnp.asarray, built.step_inputs(body))
+        measure = _Measure(body.hull, confinement.surface, margin, spacing)
+        final, tally = _sweep(measure, steps, mesh, inputs, states, jnp.asarray(float(dt)))
+        final, tally = jax.tree_util.tree_map(np.asarray, (final, tally))
+    return SweepResult(final=final, **{name: getattr(tally, name) for name in tally.__pytree_data__})
 
 
 @dataclass(frozen=True)
@@ -252,70 +295,67 @@ class _Measure:
         return isinstance(other, _Measure) and other._key() == self._key()
 
 
-@partial(jax.jit, static_argnums=(0, 1, 2, 3, 4))
-def _sweep(static: tuple, spec: Any, measure: _Measure, steps: int, mesh: Any, params: Any, arrays: Any,
-           states: Any, dt: Any):
-    from mime.nodes.rigid import step
-
+@partial(jax.jit, static_argnums=(0, 1, 2))
+def _sweep(measure: _Measure, steps: int, mesh: Any, inputs: Any, states: RigidState, dt: Array):
     gap_of = _gap_measure(measure.hull, measure.surface, measure.margin, measure.spacing)
     surface = measure.surface
 
-    def one(state: dict, params: Any, arrays: Any, dt: Any):
-        def body(carry, k):
-            state, worst = carry
-            new, report = step(static, spec, params, arrays, state, {"time": k * dt}, dt)
-            gap = gap_of(new["position"], new["orientation"])
+    def one(state: RigidState, inputs: Any, dt: Array) -> tuple[RigidState, SweepTally]:
+        def advance(carry: tuple[RigidState, SweepTally], k: Array) -> tuple[tuple[RigidState, SweepTally], None]:
+            state, tally = carry
+            new, report = step(inputs, state, k * dt, dt)
+            gap = gap_of(new.position, new.orientation)
             # the held point that started the step deepest: its outward speed with the new twist
             p = report.contact_point
-            R = rotation.matrix(state["orientation"])
-            _, n = surface.distance_and_normal(state["position"] + R @ p)
-            u = n @ (new["velocity"] + R @ jnp.cross(new["angular_velocity"], p))
+            R = rotation.matrix(state.orientation)
+            _, n = surface.distance_and_normal(state.position + R @ p)
+            u = n @ (new.velocity + R @ jnp.cross(new.angular_velocity, p))
             floor = -jnp.maximum(report.contact_gap, 0.0) / dt
             inward = jnp.where(report.touching & jnp.isfinite(report.contact_gap), jnp.maximum(floor - u, 0.0), 0.0)
-            worst = {
-                "worst_gap": jnp.minimum(worst["worst_gap"], gap),
-                "worst_inward": jnp.maximum(worst["worst_inward"], inward),
-                "touching": worst["touching"] + report.touching,
-                "unconverged": worst["unconverged"] + report.unconverged,
-                "held_by_samples": worst["held_by_samples"] + report.held_by_samples,
-                "support_short": worst["support_short"] + report.support_short,
-                "start_gap": worst["start_gap"],
-            }
-            return (new, worst), None
+            tally = SweepTally(
+                worst_gap=jnp.minimum(tally.worst_gap, gap),
+                worst_inward=jnp.maximum(tally.worst_inward, inward),
+                touching=tally.touching + report.touching,
+                unconverged=tally.unconverged + report.unconverged,
+                held_by_samples=tally.held_by_samples + report.held_by_samples,
+                support_short=tally.support_short + report.support_short,
+                start_gap=tally.start_gap,
+            )
+            return (new, tally), None
 
-        x0 = state["position"]
+        x0 = state.position
         zero = jnp.zeros((), jnp.int32)
-        start_gap = gap_of(x0, state["orientation"])
-        worst0 = {"worst_gap": jnp.asarray(jnp.inf, x0.dtype), "worst_inward": jnp.zeros((), x0.dtype),
-                  "touching": zero, "unconverged": zero, "held_by_samples": zero, "support_short": zero,
-                  "start_gap": start_gap}
-        (final, worst), _ = jax.lax.scan(body, (state, worst0), jnp.arange(steps, dtype=dt.dtype))
-        return final, worst
+        tally0 = SweepTally(jnp.asarray(jnp.inf, x0.dtype), jnp.zeros((), x0.dtype), zero, zero, zero, zero,
+                            gap_of(x0, state.orientation))
+        (final, tally), _ = jax.lax.scan(advance, (state, tally0), jnp.arange(steps, dtype=dt.dtype))
+        return final, tally
 
-    def local(batch: Any, params: Any, arrays: Any, dt: Any):
-        return jax.vmap(one, in_axes=(0, None, None, None))(batch, params, arrays, dt)
+    def local(batch: RigidState, inputs: Any, dt: Array) -> tuple[RigidState, SweepTally]:
+        return jax.vmap(one, in_axes=(0, None, None))(batch, inputs, dt)
 
-    return map_batch(local, states, params, arrays, dt, mesh=mesh)
+    return map_batch(local, states, inputs, dt, mesh=mesh)
 
 
 # ---------------------------------------------------------------------------------------
 # random starts
 # ---------------------------------------------------------------------------------------
-def random_starts(body: RigidInertialNode, n: int, *, seed: int, clearance: float, speed: float, spin: float) -> dict:
-    """``n`` random admissible starts of ``body`` above its (flat) contact surface, as NumPy float64.
+def random_starts(built: Any, n: int, *, seed: int, clearance: float, speed: float, spin: float,
+                  body: Any = None) -> RigidState:
+    """``n`` random admissible starts of a held ``body`` of ``built`` above its (flat) contact surface.
 
     Orientations are uniform on the rotations (normalised Gaussian quaternions);
     each pose is lifted so that the hull's deepest point lies between the margin
     and ``margin + clearance`` (m) from the surface; velocities are uniform in a
     ball of radius ``speed`` (m/s), angular velocities in a ball of ``spin`` (rad/s).
-    Positions spread across the surface within a few hull sizes.
+    Positions spread across the surface within a few hull sizes. The result is a
+    :class:`~mime.dynamics.RigidState` of float64 NumPy arrays with a leading axis of ``n``.
     """
-    confinement = _check_body(body)
+    where = "random_starts"
+    body, confinement = _held(built, body, where)
     surface = confinement.surface
     if not getattr(surface, "flat", False):
-        raise ValidationError(f"random_starts: body's surface = {surface!r} is not allowed; expected a flat surface")
-    if isinstance(n, bool) or not isinstance(n, int) or n < 1:
-        raise ValidationError(f"random_starts: n = {n!r} is not allowed; expected a whole number of at least 1")
+        raise invalid("body's surface", surface, "a flat surface", where=where)
+    n = Whole("a whole number of at least 1").check(n, "n", where=where)
     rng = np.random.default_rng(seed)
     q = rng.normal(size=(n, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)
@@ -338,7 +378,7 @@ def random_starts(body: RigidInertialNode, n: int, *, seed: int, clearance: floa
     along -= (along @ normal)[:, None] * normal
     height = depth + confinement.margin + clearance * rng.uniform(size=n)
     position = point + along + height[:, None] * normal
-    return {"position": position, "orientation": q, "velocity": ball(speed), "angular_velocity": ball(spin)}
+    return RigidState(position, q, ball(speed), ball(spin))
 
 
 # ---------------------------------------------------------------------------------------
@@ -385,9 +425,8 @@ def margin_sweep(kind: str, n: int, *, seed: int = 0, steps: int = SWEEP_STEPS, 
     from mime.nodes import ConstantLoad
 
     kinds = sweep_kinds()
-    if kind not in kinds:
-        raise ValidationError(f"margin_sweep: kind = {kind!r} is not allowed; expected one of {sorted(kinds)}")
+    OneOf(f"one of {sorted(kinds)}", choices=tuple(kinds)).check(kind, "kind", where="margin_sweep")
     body = demos.make_body(kinds[kind], mass=1e-6, name=kind.replace(" ", "_"), force=ConstantLoad((0.0, 0.0, -SWEEP_PUSH)))
-    demos.attach(body, demos.FLOOR.surface)
-    starts = random_starts(body, n, seed=seed, clearance=SWEEP_CLEARANCE, speed=SWEEP_SPEED, spin=SWEEP_SPIN)
-    return run_sweep(body, starts, dt=demos.DT, steps=steps, mesh=mesh)
+    built = demos.attach(body, demos.FLOOR.surface)
+    starts = random_starts(built, n, seed=seed, clearance=SWEEP_CLEARANCE, speed=SWEEP_SPEED, spin=SWEEP_SPIN)
+    return run_sweep(built, starts, dt=demos.DT, steps=steps, mesh=mesh)

@@ -22,7 +22,7 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 
 __all__ = [
     "Dimension",
@@ -113,9 +113,7 @@ def unit(symbol: str) -> Unit:
     try:
         return UNITS[symbol]
     except (KeyError, TypeError):
-        raise ValidationError(
-            f"unit = {symbol!r} is not allowed; expected one of {', '.join(sorted(UNITS))}"
-        ) from None
+        raise invalid("unit", symbol, f"one of {', '.join(sorted(UNITS))}") from None
 
 
 @dataclass(frozen=True)
@@ -129,16 +127,16 @@ class Quantity:
         v = self.value
         is_bool = isinstance(v, bool) or type(v).__name__ == "bool_"
         if is_bool or isinstance(v, (str, bytes)) or not hasattr(v, "__float__") or isinstance(v, complex):
-            raise ValidationError(f"value = {self.value!r} is not allowed; expected a real number")
+            raise invalid("value", self.value, "a real number")
         try:
             v = float(v)  # NumPy / JAX scalars
         except (TypeError, ValueError):
-            raise ValidationError(f"value = {self.value!r} is not allowed; expected a real number") from None
+            raise invalid("value", self.value, "a real number") from None
         if not math.isfinite(v):
-            raise ValidationError(f"value = {v!r} is not allowed; expected a finite number")
+            raise invalid("value", v, "a finite number")
         object.__setattr__(self, "value", v)
         if not isinstance(self.unit, Unit):
-            raise ValidationError(f"unit = {self.unit!r} is not allowed; expected a mime.units.Unit")
+            raise invalid("unit", self.unit, "a mime.units.Unit")
 
     @property
     def dimension(self) -> Dimension:
@@ -162,16 +160,10 @@ class Quantity:
         maddening.ValidationError: margin = nm(5e-324) is not allowed; expected a quantity whose SI value is finite, and zero only if the value is (it is 0.0 in SI units)
         """
         if dimension is not None and self.unit.dimension != dimension:
-            raise ValidationError(
-                f"{argument} = {self!r} is not allowed; expected a quantity of dimension "
-                f"{dimension}, not {self.unit.dimension}"
-            )
+            raise invalid(argument, self, f"a quantity of dimension {dimension}, not {self.unit.dimension}")
         value = self.value * self.unit.scale
         if not math.isfinite(value) or (value == 0.0) != (self.value == 0.0):
-            raise ValidationError(
-                f"{argument} = {self!r} is not allowed; expected a quantity whose SI value is finite, and zero "
-                f"only if the value is (it is {value!r} in SI units)"
-            )
+            raise invalid(argument, self, f"a quantity whose SI value is finite, and zero only if the value is (it is {value!r} in SI units)")
         return value
 
     def to_document(self) -> dict[str, Any]:
@@ -182,11 +174,9 @@ class Quantity:
     def from_document(cls, doc: Any) -> "Quantity":
         """Rebuild from :meth:`to_document`'s form; a ``ValidationError`` otherwise."""
         if not isinstance(doc, dict) or set(doc) != {"unit", "value"}:
-            raise ValidationError(
-                f"quantity = {doc!r} is not allowed; expected an object with keys 'unit' and 'value'"
-            )
+            raise invalid("quantity", doc, "an object with keys 'unit' and 'value'")
         if isinstance(doc["value"], bool) or not isinstance(doc["value"], (int, float)):
-            raise ValidationError(f"value = {doc['value']!r} is not allowed; expected a number")
+            raise invalid("value", doc['value'], "a number")
         return cls(float(doc["value"]), unit(doc["unit"]))
 
     def __repr__(self) -> str:
@@ -249,8 +239,5 @@ def as_si(value: Any, dimension: Dimension, *, argument: str) -> float:
     maddening.ValidationError: margin = 0.5 is not allowed; expected a Quantity of dimension length (m), such as mm(0.1)
     """
     if not isinstance(value, Quantity):
-        raise ValidationError(
-            f"{argument} = {value!r} is not allowed; expected a Quantity of dimension "
-            f"{dimension}, such as mm(0.1)"
-        )
+        raise invalid(argument, value, f"a Quantity of dimension {dimension}, such as mm(0.1)")
     return value.si(dimension, argument=argument)

@@ -7,8 +7,9 @@ every other page first, and it waits for a stale page only when it reaches it. O
 cores the one page an edit touched runs while Sphinx parses the rest.
 
 What the build shows is unchanged: a page is read only once its execution is in the
-cache, and a page that failed loses its cached notebook before it is read, so myst-nb
-executes it and the strict build fails on it, naming the claim.
+cache, and a page that failed loses its cached notebook before it is read; the build
+fails on it with the run's message (:attr:`PageRuns.failures`), naming the claim, the
+cell and its line.
 """
 
 from __future__ import annotations
@@ -29,12 +30,14 @@ class PageRuns:
     log, which the build writes from its own thread.
     """
 
-    def __init__(self, root: Path, cache_dir: Path, verdicts: list[Any], times: dict[str, float]) -> None:
-        self.root, self.cache_dir, self.verdicts = root, cache_dir, verdicts
+    def __init__(self, root: Path, cache_dir: Path, verdicts: list[Any], times: dict[str, float],
+                 timeout: int | None = None) -> None:
+        self.root, self.cache_dir, self.verdicts, self.timeout = root, cache_dir, verdicts, timeout
         stale = [v for v in verdicts if v.reason is not None]
         self.docnames = {v.rel: Path(v.rel).with_suffix("").as_posix() for v in stale}
         self._done = {name: threading.Event() for name in self.docnames.values()}
         self.ok: dict[str, bool] = {}
+        self.failures: dict[str, str] = {}  # docname: the plain message of its failed run
         self.failed = 0
         self.error: BaseException | None = None
         self._lines: list[str] = []
@@ -63,17 +66,20 @@ class PageRuns:
         try:
             self.failed = execute.execute_pages(
                 self.root, [v.page for v in self.verdicts], cache_dir=self.cache_dir, out=self,
-                prefix="specbook: ", verdicts=self.verdicts, on_finished=self._finished)
+                prefix="specbook: ", verdicts=self.verdicts, on_finished=self._finished, timeout=self.timeout,
+                report_failures=False)
         except BaseException as error:  # noqa: BLE001 - reported by the build's thread
             self.error = error
         finally:
             for done in self._done.values():
                 done.set()
 
-    def _finished(self, rel: str, ok: bool) -> None:
+    def _finished(self, rel: str, error: str | None) -> None:
         name = self.docnames.get(rel)
         if name is not None:
-            self.ok[name] = ok
+            self.ok[name] = error is None
+            if error is not None:
+                self.failures[name] = error
             self._done[name].set()
 
     # a text stream for execute_pages' report

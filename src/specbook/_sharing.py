@@ -27,6 +27,8 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from specbook import _atomic
+
 SCHEDULE = Path("page-schedule.json")
 """The measured times and followers kept in the repository, relative to the book's root."""
 
@@ -122,5 +124,5 @@ def store(root: Path, records: Mapping[str, Mapping[str, Any]], jax_cache: Path 
         "seconds": {rel: seconds for rel, (seconds, _) in pages.items()},
         "follows": followers(pages, size),
     }
-    (root / SCHEDULE).write_text(json.dumps(data, indent=1) + "\n", encoding="utf-8")
+    _atomic.write_text(root / SCHEDULE, json.dumps(data, indent=1) + "\n")
     return data

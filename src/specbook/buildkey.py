@@ -15,6 +15,13 @@ bibliography, ``pyproject.toml``), every page's execution key in the notebook ca
 documentation stack, and the faults' stored runs (``_build/faults/runs``, which the build reads
 into the ledger's kill matrix). Any change at all, a comment in a module or a word of prose, makes
 ``make book`` run the strict build again.
+
+The key vouches only for what is there. ``write`` stores, with the key, the SHA-256 of every
+file of the site the build wrote; ``check`` calls the site current only when every one of
+them is still there, unchanged, and ``claims.json`` reads as a claim ledger. A site that a
+killed build left half written, a ledger cut short, or a key file that is damaged or was
+written by an older version of this module, makes the build run again; a reason is printed
+for each but the first.
 """
 
 from __future__ import annotations
@@ -27,6 +34,8 @@ import sys
 from importlib import metadata
 from pathlib import Path
 
+from specbook import _atomic
+from specbook._cache import CacheUnusable, open_cache
 from specbook.keys import DATA_KEY, environment_record
 
 __all__ = ["KEY_FILE", "build_key", "main"]
@@ -59,8 +68,6 @@ def _version(name: str) -> str | None:
 
 def build_key(root: str | os.PathLike[str]) -> str:
     """A SHA-256 of everything the strict build reads: sources, pages' execution keys, environment, stack."""
-    from jupyter_cache import get_cache
-
     root = Path(root).resolve()
     digest = hashlib.sha256()
     for path in _files(root):
@@ -69,7 +76,7 @@ def build_key(root: str | os.PathLike[str]) -> str:
     records = []
     cache = root / "_build" / ".jupyter_cache"
     if cache.is_dir():
-        for record in get_cache(str(cache)).list_cache_records():
+        for record in open_cache(cache).list_cache_records():
             records.append((record.uri, record.hashkey, ((record.data or {}).get(DATA_KEY) or {}).get("key")))
     runs = root / "_build" / "faults" / "runs"  # the kill matrix the build reads (specbook._matrix.RUNS)
     fault_runs = sorted((p.relative_to(runs).as_posix(), hashlib.sha256(p.read_bytes()).hexdigest())
@@ -80,6 +87,42 @@ def build_key(root: str | os.PathLike[str]) -> str:
     return digest.hexdigest()
 
 
+def _site_files(site: Path) -> dict[str, str]:
+    """The SHA-256 of every file of the built site, by its path in the site."""
+    return {path.relative_to(site).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+            for path in sorted(site.rglob("*")) if path.is_file()}
+
+
+def _why_not_current(stored: Path, site: Path, key: str) -> str | None:
+    """Why the site cannot be vouched for (``""``: the key changed, the ordinary case), or ``None`` when it is current."""
+    from specbook.ledger import LEDGER_NAME, read_ledger
+
+    if not stored.is_file():
+        return ""
+    try:
+        document = json.loads(stored.read_bytes())
+        stored_key, files = document["key"], document["site"]
+        if not (isinstance(stored_key, str) and isinstance(files, dict) and LEDGER_NAME in files):
+            raise ValueError("it names no key or no site")
+    except (OSError, ValueError, KeyError, TypeError) as error:
+        return f"the stored key {KEY_FILE.as_posix()} is damaged or from an older version ({error})"
+    if stored_key != key:
+        return ""
+    for name, digest in files.items():
+        path = site / name
+        try:
+            same = hashlib.sha256(path.read_bytes()).hexdigest() == digest
+        except OSError:
+            return f"{(site / name).relative_to(site.parent.parent).as_posix()} is missing"
+        if not same:
+            return f"{(site / name).relative_to(site.parent.parent).as_posix()} changed since the build that wrote it"
+    try:
+        read_ledger(site / LEDGER_NAME)
+    except (OSError, ValueError) as error:
+        return str(error)
+    return None
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m specbook.buildkey", description=__doc__.split("\n\n")[0])
     parser.add_argument("action", choices=("check", "write"))
@@ -87,17 +130,30 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     root = Path(args.root).resolve()
     stored = root / KEY_FILE
-    if args.action == "write":
-        stored.parent.mkdir(parents=True, exist_ok=True)
-        stored.write_text(build_key(root) + "\n")
-        return 0
     site = root / "_build" / "html"
-    current = (stored.is_file() and (site / "index.html").is_file() and (site / "claims.json").is_file()
-               and stored.read_text().strip() == build_key(root))
-    if current:
+    try:
+        key = build_key(root)
+    except CacheUnusable as error:
+        print(error, file=sys.stderr)
+        return 2
+    if args.action == "write":
+        from specbook.ledger import LEDGER_NAME, read_ledger
+
+        try:
+            read_ledger(site / LEDGER_NAME)
+        except (OSError, ValueError) as error:
+            print(f"specbook.buildkey: no key written: the build left no readable claim ledger ({error})",
+                  file=sys.stderr)
+            return 1
+        _atomic.write_text(stored, json.dumps({"key": key, "site": _site_files(site)}, indent=0) + "\n")
+        return 0
+    why = _why_not_current(stored, site, key)
+    if why is None:
         print("specbook.buildkey: nothing the build reads changed since the last strict build; "
               "_build/html is current")
         return 0
+    if why:
+        print(f"specbook.buildkey: the last strict build's site cannot be vouched for ({why}); building again")
     stored.unlink(missing_ok=True)
     return 1
 

@@ -38,7 +38,9 @@ _EVENTS = "skcomplex/engine/events.py"
 _REFLECT = "skcomplex/models/physics/common/mechanics/_reflection.py"
 _SCHEMES = "maddening/core/simulation/_second_order_schemes.py"
 _MODES = "maddening/analysis/contact_modes.py"
-_PROJECTION = "mime/interactions/_projection.py"
+_BUILD = "mime/interactions/_build.py"
+_HOLD = "mime/interactions/_hold.py"
+_SOLVE = "mime/interactions/_solve.py"
 _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
 _RIGID = "mime/nodes/rigid.py"
@@ -143,21 +145,21 @@ FAULTS: tuple[Fault, ...] = (
           "Contact 0.4.0 builds 0.1.0's centre hold instead of holding the hull.",
           (Patch(_CONTACT, "return build_confinement(\n            margin=margin, spacing=spacing_m, rule=values[\"rule\"], "
                            "body=body, surface=surface\n        )",
-                 "from mime.interactions._projection import build_centre_confinement\n\n        "
+                 "from mime.interactions._centre import build_centre_confinement\n\n        "
                  "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)"),),
           (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin",)),
     Fault("contact_rule_elastic", "contact",
           "The velocity rule becomes elastic: a point that would pass the margin must leave at its approach speed.",
-          (Patch(_PROJECTION, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, hist",
+          (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
                  "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -u_free, target)\n"
                  "    active = jnp.isfinite(A.gap)\n"
-                 "    lam, u, hist"),),
+                 "    lam, u, last"),),
           (VELOCITY_RULE, CONTACT_010),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
            "contact_0_1_0_rule_inelastic")),
     Fault("contact_rule_frictional", "contact",
           "The velocity rule gains Coulomb friction (mu = 0.5): the normal impulse also brakes the sliding.",
-          (Patch(_PROJECTION, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
+          (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
                  "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me - 0.5 * jnp.sum(lam) * inv_me "
                  "* v_free.at[2].set(0.0) / (jnp.linalg.norm(v_free.at[2].set(0.0)) + 1e-30), v_free)"),),
           (VELOCITY_RULE, CONTACT_010),
@@ -202,7 +204,7 @@ FAULTS: tuple[Fault, ...] = (
     # -- the registry -------------------------------------------------------------------------------
     Fault("registry_spacing_rule_min", "registry",
           "The default spacing takes the finer of the margin and the floor, not the coarser.",
-          (Patch(_PROJECTION, "    return max(margin, SPACING_FLOOR * size)", "    return min(margin, SPACING_FLOOR * size)"),),
+          (Patch(_BUILD, "    return max(margin, SPACING_FLOOR * size)", "    return min(margin, SPACING_FLOOR * size)"),),
           (REGISTRY,), ("registry_default_spacing_m",)),
     Fault("registry_numerical_default_not_pending", "registry",
           "A numerical default taken by the exploratory profile is stamped determined, not pending.",
@@ -223,13 +225,13 @@ FAULTS: tuple[Fault, ...] = (
     # MIME's side: each a bug of the contact or the rigid step that a closed form on the page catches
     Fault("contact_delassus_translation_only", "mujoco witness",
           "The Delassus matrix keeps only the translation: the impulses ignore that a push off the centre also turns the body.",
-          (Patch(_PROJECTION, "    return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T", "    return (n @ n.T) * inv_m"),),
+          (Patch(_SOLVE, "    return (n @ n.T) * inv_m + (lever * inv_I) @ lever.T", "    return (n @ n.T) * inv_m"),),
           (MUJOCO,), ("mime_impact_closed_form",)),
     Fault("contact_rule_restitution_half", "mujoco witness",
           "The velocity rule bounces: a point the free step would carry past the margin leaves at half its approach speed.",
-          (Patch(_PROJECTION, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, hist",
+          (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
                  "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -0.5 * u_free, target)\n"
-                 "    active = jnp.isfinite(A.gap)\n    lam, u, hist"),),
+                 "    active = jnp.isfinite(A.gap)\n    lam, u, last"),),
           (MUJOCO,), ("mime_impact_closed_form",)),
     Fault("contact_margin_as_written", "mujoco witness",
           "The plan takes the margin's number as written (0.1 for mm(0.1)) for metres: the margin is a thousand times too wide.",
@@ -237,11 +239,11 @@ FAULTS: tuple[Fault, ...] = (
           (MUJOCO,), ("mime_free_flight_centre",)),
     Fault("contact_rows_transposed", "mujoco witness",
           "The rows place a held body-frame point with R^T instead of R: the gap and normal are those of another point.",
-          (Patch(_PROJECTION, "    X = x + point @ R.T\n", "    X = x + point @ R\n"),),
+          (Patch(_HOLD, "    X = x + point @ R.T\n", "    X = x + point @ R\n"),),
           (MUJOCO,), ("mime_rests_at_margin",)),
     Fault("contact_impulse_along_world_z", "mujoco witness",
           "The first pass applies its impulses along the world's z axis, not the surface's normal: right on a level floor only.",
-          (Patch(_PROJECTION, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
+          (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
                  "v1 = jnp.where(touch1, v_free + jnp.array([0.0, 0.0, 1.0]) * jnp.sum(lam) * inv_me, v_free)"),),
           (MUJOCO,), ("mime_impact_closed_form",)),
     Fault("rigid_gyroscopic_dropped", "mujoco witness",

@@ -7,9 +7,12 @@ Usage::
 A claim is the same claim in both when its page and key match. It is listed as *moved* when
 its measured value changed by more than a tenth of its tolerance (``atol + rtol * |expected|``;
 for an exact claim, any change at all), and it is always listed when it stopped or started
-holding. ``make book`` prints this against the previous build's ledger. The exit status is 0
-whatever the differences (a moved value is information; a failed claim fails the build
-itself), and 2 when a file is not a ledger.
+holding. ``make book`` prints this against the previous build's ledger. The comparison
+informs; it never fails a build. The exit status is 0 whatever the differences (a moved
+value is information; a failed claim fails the build itself), and 0 with a warning when the
+earlier ledger cannot be read (a build interrupted long ago, a file edited by hand): there
+is then nothing to compare with. It is 2 only when the later ledger, the one just built,
+is not a ledger.
 """
 
 from __future__ import annotations
@@ -29,10 +32,17 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("new", help="the later ledger (claims.json)")
     args = parser.parse_args(argv)
     try:
-        old, new = read_ledger(args.old), read_ledger(args.new)
+        new = read_ledger(args.new)
     except (OSError, ValueError) as error:
         print(f"specbook.diff: {error}", file=sys.stderr)
         return 2
+    try:
+        old = read_ledger(args.old)
+    except (OSError, ValueError) as error:
+        reason = error.strerror if isinstance(error, OSError) and error.strerror else error
+        print(f"specbook.diff: warning: the earlier ledger cannot be read, so nothing is compared "
+              f"({reason}); the next build compares with this one", file=sys.stderr)
+        return 0
     changes = diff_ledgers(old, new)
     total = len(new.get("claims", []))
     if not changes:

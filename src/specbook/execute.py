@@ -35,8 +35,11 @@ programs from JAX's persistent cache instead of compiling them again::
 
     python -m specbook.execute --store-schedule    # keep the last runs' times and followers
 
-A page that fails is reported with the claim that broke (``FAILED CLAIM 'name'``), after
-every page has run, and the command exits with status 1.
+A page that fails is reported with the claim that broke (``FAILED CLAIM 'name'``) and the
+line of the cell that failed, its kernel dying or its cell running past the execution
+timeout (``execute: timeout:`` in ``_config.yml``) included (``specbook._failure``); the
+cell's report follows after every page has run, and the command exits with status 1. A
+damaged notebook cache is moved aside and its pages run again (``specbook._cache``).
 """
 
 from __future__ import annotations
@@ -53,13 +56,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from specbook import _sharing
+from specbook import _atomic, _sharing
+from specbook._cache import CacheUnusable, forget, notebook_problem, open_cache, set_aside_notebook
 from specbook._claims import ANSI, failed_claim
+from specbook._failure import describe
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
 __all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
-           "merge_caches", "plan", "read_page", "run_order", "run_page", "schedule", "shard", "store_schedule", "toc_pages",
-           "where_time_went"]
+           "merge_caches", "plan", "read_page", "run_order", "run_page", "schedule", "shard", "store_schedule",
+           "timeout_of", "toc_pages", "where_time_went"]
 
 CACHE = Path("_build") / ".jupyter_cache"
 """The notebook cache, relative to the book's root; ``execute: cache`` in ``_config.yml`` reads it."""
@@ -145,37 +150,60 @@ class PagePlan:
     reason: str | None
 
 
-def _cache(root: Path, cache_dir: str | os.PathLike[str] | None):
-    from jupyter_cache import get_cache
+def _cache(root: Path, cache_dir: str | os.PathLike[str] | None, out=None):
+    """The notebook cache, a damaged one moved aside first (:func:`specbook._cache.open_cache`)."""
+    return open_cache(root / CACHE if cache_dir is None else Path(cache_dir), out=out)
 
-    return get_cache(str(root / CACHE if cache_dir is None else Path(cache_dir)))
+
+def timeout_of(root: str | os.PathLike[str]) -> int:
+    """The seconds a cell may run, as the book's ``_config.yml`` sets them (600 when it does not).
+
+    ``sphinx: config: nb_execution_timeout`` wins over ``execute: timeout``, as in the build.
+    """
+    import yaml
+
+    try:
+        config = yaml.safe_load((Path(root) / "_config.yml").read_text(encoding="utf-8")) or {}
+    except FileNotFoundError:
+        return 600
+    sphinx = ((config.get("sphinx") or {}).get("config") or {})
+    value = sphinx.get("nb_execution_timeout", (config.get("execute") or {}).get("timeout", 600))
+    return int(value)
 
 
 def plan(root: str | os.PathLike[str], pages: list[Path] | None = None, *, cache_dir=None,
-         force: bool = False, environment: dict[str, Any] | None = None) -> list[PagePlan]:
+         force: bool = False, environment: dict[str, Any] | None = None, out=None) -> list[PagePlan]:
     """Which pages must execute and why: each page's cached record checked against today's files.
 
-    A page is cached when jupyter-cache holds a notebook with its code cells and the use
-    record stored with it still matches (:func:`specbook.keys.why_stale`).
+    A page is cached when jupyter-cache holds a notebook with its code cells, that notebook
+    reads, and the use record stored with it still matches (:func:`specbook.keys.why_stale`).
+    A damaged cache, or a damaged cached notebook, is moved aside with a message on ``out``
+    (standard output by default) and its pages run again.
     """
     root = Path(root).resolve()
-    cache = _cache(root, cache_dir)
+    cache = _cache(root, cache_dir, out)
     environment = environment_record() if environment is None else environment
     records = cache.list_cache_records()
-    out = []
+    verdicts = []
     for page in toc_pages(root) if pages is None else pages:
         rel = page.resolve().relative_to(root).as_posix()
         if force:
-            out.append(PagePlan(page, rel, "forced"))
+            verdicts.append(PagePlan(page, rel, "forced"))
             continue
+        notebook = read_page(page, root)
         try:
-            record = cache.match_cache_notebook(read_page(page, root))
+            record = cache.match_cache_notebook(notebook)
         except KeyError:
             known = any(r.uri == rel or r.uri == str(page) for r in records)
-            out.append(PagePlan(page, rel, "its code cells changed" if known else "not in the cache"))
+            verdicts.append(PagePlan(page, rel, "its code cells changed" if known else "not in the cache"))
             continue
-        out.append(PagePlan(page, rel, why_stale((record.data or {}).get(DATA_KEY), root, environment)))
-    return out
+        problem = notebook_problem(cache, record, sum(c.cell_type == "code" for c in notebook.cells))
+        if problem is not None:
+            set_aside_notebook(cache, record, rel, problem, out=out)
+            verdicts.append(PagePlan(page, rel, "its cached notebook was " + ("missing" if "missing" in problem else "damaged")))
+            continue
+        verdicts.append(PagePlan(page, rel, why_stale((record.data or {}).get(DATA_KEY), root, environment)))
+    return verdicts
 
 
 _START = """def _specbook_start():
@@ -207,16 +235,21 @@ def run_page(path: str | os.PathLike[str], root: str | os.PathLike[str], *, time
 
 def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, str] | None = None,
              src: str | None = None) -> dict[str, Any]:
-    """Run in a worker process: execute one page from its own folder, recording what it used."""
+    """Run in a worker process: execute one page from its own folder, recording what it used.
+
+    A failure comes back as ``error``: one plain message naming the page and the cell
+    (:func:`specbook._failure.describe`), then the cell's own report, never nbclient's traceback.
+    """
     import nbformat
     from nbclient import NotebookClient
-    from nbclient.exceptions import CellExecutionError, CellTimeoutError
 
     path, root = Path(path_text), Path(root_text)
     nb = read_page(path, root)
     executable = [i for i, c in enumerate(nb.cells)
                   if c.cell_type == "code" and c.source.strip()]
     last = executable[-1] if executable else None
+    code_index = {i: n for n, i in enumerate(i for i, c in enumerate(nb.cells) if c.cell_type == "code")}
+    running: list[int] = []  # the code cell running now, counted among the page's code cells
     used: dict[str, Any] = {}
     # The recorder's report is read after the last cell and JAX writes its persistent cache as it
     # compiles, so nothing is lost by ending the kernel at once; nbclient's "graceful" shutdown
@@ -260,26 +293,30 @@ def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, st
             failed_at.append(cell_index)
             used.update(await ask("", report))
 
+    async def on_cell_start(cell, cell_index) -> None:
+        if cell_index in code_index:  # nbclient calls it for every cell, Markdown included
+            running[:] = [code_index[cell_index]]
+
     client.on_notebook_start = on_start
+    client.on_cell_start = on_cell_start
     client.on_cell_executed = on_executed
     client.on_cell_error = on_error
-    error = None
+    error = where = None
     start = time.perf_counter()
     try:
         client.execute(**({"env": environ} if environ is not None else {}))
-    except (CellExecutionError, CellTimeoutError) as err:
-        import traceback
-
-        error = "".join(traceback.format_exception(err))
-    except Exception as err:  # noqa: BLE001 - a kernel that died is a failed page
-        error = f"{type(err).__name__}: {err}"
+    except Exception as err:  # noqa: BLE001 - a failing cell, a kernel that died, a timeout: a failed page
+        text = path.read_text(encoding="utf-8")
+        failure = describe(path.resolve().relative_to(root.resolve()).as_posix(), text,
+                           running[0] if running else None, err, timeout)
+        error, where = failure.message(), failure.where
     seconds = time.perf_counter() - start
     if error is None and last is not None and not used:
         error = "specbook's recorder did not report what the page used"
     kernel = started[0] - start if started else seconds
     code = [i for i, c in enumerate(nb.cells) if c.cell_type == "code"]  # numbered as pytest's "Cell N"
     error_cell = code.index(failed_at[0]) if failed_at and failed_at[0] in code else None
-    return {"notebook": nbformat.writes(nb), "seconds": seconds, "kernel": kernel, "error": error,
+    return {"notebook": nbformat.writes(nb), "seconds": seconds, "kernel": kernel, "error": error, "where": where,
             "error_cell": error_cell, "used": used}
 
 
@@ -386,10 +423,7 @@ def load_times(path: Path) -> dict[str, float]:
 
 def _save_times(path: Path, times: dict[str, float]) -> None:
     """Write the times atomically: shards running side by side on one checkout never see half a file."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    partial = path.with_name(f".{path.name}.{os.getpid()}")
-    partial.write_text(json.dumps(dict(sorted(times.items())), indent=1))
-    os.replace(partial, path)
+    _atomic.write_text(path, json.dumps(dict(sorted(times.items())), indent=1))
 
 
 def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], environment: dict[str, Any]) -> None:
@@ -412,7 +446,7 @@ def _store(cache, root: Path, page: Path, rel: str, result: dict[str, Any], envi
     record = cache.cache_notebook_bundle(CacheBundleIn(nb, rel, data=data), check_validity=False, overwrite=True)
     for other in cache.list_cache_records():
         if other.pk != record.pk and other.uri in (rel, str(page)):
-            cache.remove_cache(other.pk)
+            forget(cache, other.pk)
 
 
 def _claims_text(claims: list[dict[str, Any]]) -> str:
@@ -439,19 +473,24 @@ def _cached_claims(cache, page: Path, root: Path) -> str:
 
 
 def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None, *, workers: int | None = None,
-                  timeout: int = 600, cache_dir=None, force: bool = False, shard_of: tuple[int, int] | None = None,
-                  out=sys.stdout, prefix: str = "", verdicts: list[PagePlan] | None = None,
-                  on_finished=None, report_only: bool = False) -> int:
+                  timeout: int | None = None, cache_dir=None, force: bool = False,
+                  shard_of: tuple[int, int] | None = None, out=sys.stdout, prefix: str = "",
+                  verdicts: list[PagePlan] | None = None, on_finished=None, report_only: bool = False,
+                  report_failures: bool = True) -> int:
     """Execute the pages whose key changed (``workers`` at once) into the cache; report every page.
 
     ``pages`` defaults to every page of the table of contents; ``shard_of = (k, n)`` keeps
     the ``k``-th of ``n`` balanced shards of them. ``verdicts`` is a plan already made
-    (:func:`plan`) for those pages. ``on_finished(rel, ok)`` is called as each stale page is
-    done (stored in the cache, or failed). ``report_only`` prints each page's verdict and
-    runs nothing. Returns the number of pages that failed (with ``report_only``: the number
-    that would run); each failure is reported with the claim that broke.
+    (:func:`plan`) for those pages. ``timeout`` is the seconds a cell may run (default: the
+    book's, :func:`timeout_of`). ``on_finished(rel, error)`` is called as each stale page is
+    done: ``error`` is ``None`` once it is stored in the cache, else the plain message of its
+    failure. ``report_only`` prints each page's verdict and runs nothing. Returns the number
+    of pages that failed (with ``report_only``: the number that would run); each failure is
+    reported with the claim that broke and the cell's line, and with ``report_failures`` the
+    failed cells' reports follow once every page has run.
     """
     root = Path(root).resolve()
+    timeout = timeout_of(root) if timeout is None else timeout
     times_path = root / TIMES
     times = known_times(root)
     pages = toc_pages(root) if pages is None else [Path(p).resolve() for p in pages]
@@ -459,9 +498,9 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
         keep = set(shard([p.relative_to(root).as_posix() for p in pages], times, *shard_of))
         pages = [p for p in pages if p.relative_to(root).as_posix() in keep]
     environment = environment_record()
-    cache = _cache(root, cache_dir)
     if verdicts is None:
-        verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment)
+        verdicts = plan(root, pages, cache_dir=cache_dir, force=force, environment=environment, out=out)
+    cache = _cache(root, cache_dir, out)
     for v in verdicts:
         if v.reason is None:
             print(f"{prefix}{v.rel}: cached{_cached_claims(cache, v.page, root)}", file=out, flush=True)
@@ -495,10 +534,11 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
             failures.append((verdict.rel, result["error"]))
             found = failed_claim(result["error"])
             named = f"FAILED CLAIM {found[0]!r}" if found else "FAILED"
-            print(f"{prefix}{verdict.rel}: {named} after {result['seconds']:.1f} s (ran because {verdict.reason})",
+            at = f" at {result['where']}," if result.get("where") else ""
+            print(f"{prefix}{verdict.rel}: {named}{at} after {result['seconds']:.1f} s (ran because {verdict.reason})",
                   file=out, flush=True)
         if on_finished is not None:
-            on_finished(verdict.rel, result["error"] is None)
+            on_finished(verdict.rel, result["error"])
 
     if workers == 1:  # one page at a time: in this process, no worker to start
         for page in todo:
@@ -510,13 +550,15 @@ def execute_pages(root: str | os.PathLike[str], pages: list[Path] | None = None,
                 try:
                     result = done.result()
                 except Exception as error:  # noqa: BLE001 - a worker that died is a failed page
-                    result = {"notebook": None, "seconds": 0.0, "error": f"{type(error).__name__}: {error}",
-                              "used": {}}
+                    page = running[done]
+                    text = page.read_text(encoding="utf-8")
+                    result = {"notebook": None, "seconds": 0.0, "used": {},
+                              "error": describe(stale[page].rel, text, None, error, timeout).message()}
                 finished(running[done], result)
     _save_times(times_path, times)
     print(f"{prefix}specbook.execute{label}: {len(todo) - len(failures)} of {len(todo)} pages re-ran in "
           f"{time.perf_counter() - start:.1f} s, {len(verdicts) - len(todo)} cached", file=out, flush=True)
-    for rel, error in failures:
+    for rel, error in failures if report_failures else []:
         print(f"\n---- {rel} ----\n{ANSI.sub('', error)}", file=out, flush=True)
     return len(failures)
 
@@ -546,7 +588,7 @@ def merge_caches(root: str | os.PathLike[str], sources: list[str | os.PathLike[s
                                                   check_validity=False, overwrite=True)
             for other in target.list_cache_records():
                 if other.pk != stored.pk and other.uri == record.uri:
-                    target.remove_cache(other.pk)
+                    forget(target, other.pk)
             use = (record.data or {}).get(DATA_KEY) or {}
             if "seconds" in use:
                 times[record.uri] = round(float(use["seconds"]), 2)
@@ -568,7 +610,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("pages", nargs="*", help="pages to consider (default: every page of _toc.yml with code)")
     parser.add_argument("--root", default=".", help="the book's root folder (holds _toc.yml and _config.yml)")
     parser.add_argument("--workers", type=int, default=None, help="kernels at once (default: one per core)")
-    parser.add_argument("--timeout", type=int, default=600, help="seconds a cell may run")
+    parser.add_argument("--timeout", type=int, default=None,
+                        help="seconds a cell may run (default: execute: timeout: in _config.yml, else 600)")
     parser.add_argument("--force", action="store_true", help="execute the pages even where their key matches")
     parser.add_argument("--plan", action="store_true",
                         help="print each page's verdict (cached, or to re-run and why) and run nothing")
@@ -583,6 +626,16 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error(f"--workers = {args.workers} is not allowed; expected a whole number of at least 1")
+    if args.timeout is not None and args.timeout < 1:
+        parser.error(f"--timeout = {args.timeout} is not allowed; expected a whole number of seconds, at least 1")
+    try:
+        return _main(args, parser)
+    except CacheUnusable as error:
+        print(error, file=sys.stderr)
+        return 2
+
+
+def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     root = Path(args.root).resolve()
     if args.merge:
         merge_caches(root, args.merge, cache_dir=args.cache)

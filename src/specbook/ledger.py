@@ -23,6 +23,8 @@ import os
 from pathlib import Path
 from typing import Any, Iterable
 
+from specbook import _atomic
+
 __all__ = ["LEDGER_NAME", "LEDGER_VERSION", "claim_entry", "missing_sources", "read_ledger", "write_ledger"]
 
 LEDGER_NAME = "claims.json"
@@ -83,12 +85,13 @@ def missing_sources(entries: Iterable[dict[str, Any]]) -> list[str]:
 
 def write_ledger(path: str | os.PathLike[str], entries: list[dict[str, Any]],
                  pages: list[dict[str, Any]], faults: dict[str, Any] | None = None) -> Path:
-    """Write the ledger (``pages`` with their execution keys, the fault section, then every claim) as strict JSON."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
+    """Write the ledger (``pages`` with their execution keys, the fault section, then every claim) as strict JSON.
+
+    The file is replaced in one step (``specbook._atomic``): a build killed while it writes
+    leaves the previous ledger or none, never half of one.
+    """
     document = {"version": LEDGER_VERSION, "pages": pages, "faults": faults, "claims": entries}
-    path.write_text(json.dumps(document, indent=1, allow_nan=False, ensure_ascii=False) + "\n", encoding="utf-8")
-    return path
+    return _atomic.write_text(path, json.dumps(document, indent=1, allow_nan=False, ensure_ascii=False) + "\n")
 
 
 def read_ledger(path: str | os.PathLike[str]) -> dict[str, Any]:
@@ -96,7 +99,7 @@ def read_ledger(path: str | os.PathLike[str]) -> dict[str, Any]:
     path = Path(path)
     try:
         document = json.loads(path.read_text(encoding="utf-8"))
-    except json.JSONDecodeError as error:
+    except (json.JSONDecodeError, UnicodeDecodeError) as error:
         raise ValueError(f"{path} is not a claim ledger: {error}") from None
     if not isinstance(document, dict) or not isinstance(document.get("claims"), list):
         raise ValueError(f"{path} is not a claim ledger: expected an object with a 'claims' list")

@@ -2,8 +2,10 @@
 
 Every page whose execution key changed is executed (``specbook.execute``; see
 ``specbook.keys``), in the background while Sphinx reads the other pages, and each is
-read only once its run ended; a page that could not be re-run loses its cached
-notebook, so no stale output is ever shown. Each claim is anchored
+read only once its run ended. A page whose run failed is not run again by myst-nb: the
+build fails on it with one plain message naming the page, the cell and its line
+(``specbook._failure``), and the page is read as a stub that says so, so no stale output
+is ever shown. Each claim is anchored
 at the cell that makes it (``#claim-<key>``); the build writes every claim of the book
 to ``claims.json`` in the site (``specbook.ledger``), each with the faults of the catalogue
 that break it (``killed_by``, read from the fault runs ``python -m specbook.faults`` stored
@@ -194,6 +196,7 @@ def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
     config = _cache_config(env)
     app.specbook_use = {}
     app.specbook_runs = None
+    app.specbook_failed = {}
     if config is None:
         return []
     from pathlib import Path
@@ -202,22 +205,32 @@ def _bring_cache_up_to_date(app, env, added, changed, removed) -> list[str]:
 
     from specbook import execute
     from specbook._background import PageRuns
+    from specbook._cache import CacheUnusable
 
     logger = logging.getLogger(__name__)
     root = Path(app.srcdir)
     if not (root / "_toc.yml").is_file():
         return []
     cache_dir = Path(config.execution_cache_path)
-    verdicts = execute.plan(root, cache_dir=cache_dir)
+    try:
+        verdicts = execute.plan(root, cache_dir=cache_dir, out=_LogLines(logger))
+    except CacheUnusable as error:  # neither readable nor movable: say what to do, with no traceback
+        raise SystemExit(str(error)) from None
     stale = sorted(Path(v.rel).with_suffix("").as_posix() for v in verdicts if v.reason is not None)
     for verdict in verdicts:
         if verdict.reason is None:
             _keep_use(app, root, cache_dir, verdict.page)
+    timeout = config.execution_timeout
     if stale and not (app.parallel > 1 and app.is_parallel_allowed("read")):
-        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute.known_times(root)).start()
+        app.specbook_runs = PageRuns(root, cache_dir, verdicts, execute.known_times(root), timeout=timeout).start()
         return [name for name in stale if name in env.found_docs]
+
+    def finished(rel: str, error: str | None) -> None:
+        if error is not None:
+            app.specbook_failed[Path(rel).with_suffix("").as_posix()] = error
+
     failed = execute.execute_pages(root, cache_dir=cache_dir, out=_LogLines(logger), prefix="specbook: ",
-                                   verdicts=verdicts)
+                                   verdicts=verdicts, timeout=timeout, on_finished=finished, report_failures=False)
     for verdict in verdicts:
         if verdict.reason is not None:
             _keep_use(app, root, cache_dir, verdict.page, ran=True)
@@ -233,6 +246,7 @@ def _keep_use(app, root, cache_dir, page, *, ran: bool = False) -> None:
     from jupyter_cache import get_cache
 
     from specbook import execute
+    from specbook._cache import forget
     from specbook.keys import DATA_KEY, environment_record, why_stale
 
     cache = get_cache(str(cache_dir))
@@ -242,7 +256,7 @@ def _keep_use(app, root, cache_dir, page, *, ran: bool = False) -> None:
         return
     use = (record.data or {}).get(DATA_KEY)
     if ran and why_stale(use, root, environment_record()) is not None:  # failed to re-run: never show old outputs
-        cache.remove_cache(record.pk)
+        forget(cache, record.pk)
         return
     docname = Path(page).resolve().relative_to(root.resolve()).with_suffix("").as_posix()
     app.specbook_use[docname] = use or {}
@@ -256,21 +270,52 @@ def _read_stale_pages_last(app, env, docnames: list[str]) -> None:
 
 
 def _wait_for_page(app, docname: str, source: list[str]) -> None:
-    """Before a page is read: log the executor's report so far, and wait if the page is still running."""
-    runs = getattr(app, "specbook_runs", None)
-    if runs is None:
-        return
+    """Before a page is read: log the executor's report so far, wait if the page is still running.
+
+    A page whose run failed is read as a stub (:func:`_failed_page`), and the build fails
+    on it with the run's message.
+    """
     from pathlib import Path
 
     from sphinx.util import logging
 
     logger = logging.getLogger(__name__)
-    ok = runs.wait(docname, logger.info)
-    if ok is None:
-        return
-    root = Path(app.srcdir)
-    page = root / (docname + ".md")
-    _keep_use(app, root, Path(app.env.mystnb_config.execution_cache_path), page, ran=True)
+    runs = getattr(app, "specbook_runs", None)
+    if runs is not None and runs.wait(docname, logger.info) is not None:
+        root = Path(app.srcdir)
+        page = root / (docname + ".md")
+        _keep_use(app, root, Path(app.env.mystnb_config.execution_cache_path), page, ran=True)
+        if docname in runs.failures:
+            app.specbook_failed[docname] = runs.failures[docname]
+    error = getattr(app, "specbook_failed", {}).get(docname)
+    if error is not None:
+        logger.warning(f"specbook: {error}", type="specbook", subtype="page")
+        source[0] = _failed_page(source[0], error)
+
+
+def _failed_page(text: str, error: str) -> str:
+    """What is read in place of a page whose run failed: its title and the failure, as plain Markdown.
+
+    myst-nb would otherwise run the page again, only to fail on it with its own traceback;
+    and the page's outputs from an earlier run must never be shown.
+
+    >>> print(_failed_page("---\\nkernelspec: {}\\n---\\n\\n# The ball\\n\\ntext", "ball.md, line 9: died"))
+    # The ball
+    <BLANKLINE>
+    This page could not be executed, so the build shows none of it:
+    <BLANKLINE>
+    ````text
+    ball.md, line 9: died
+    ````
+    <BLANKLINE>
+    """
+    import re
+
+    title = re.search(r"^# (.+)$", text, re.M)
+    fence = "`" * max(4, 1 + max((len(run) for run in re.findall(r"`+", error)), default=0))
+    return (f"# {title.group(1) if title else 'A page that failed'}\n\n"
+            f"This page could not be executed, so the build shows none of it:\n\n"
+            f"{fence}text\n{error}\n{fence}\n")
 
 
 def _finish_runs(app, env) -> None:
@@ -523,7 +568,7 @@ def _write_cached_outputs(app, doctree) -> None:
     import nbformat
 
     path = Path(config.output_folder).joinpath(*(env.docname + ".ipynb").split("/"))
-    if not path.is_file():
+    if not path.is_file() or env.docname in getattr(app, "specbook_failed", {}):
         return
     notebook = nbformat.read(path, as_version=4)
     if any(cell.get("outputs") for cell in notebook.cells if cell.cell_type == "code"):
@@ -534,7 +579,9 @@ def _write_cached_outputs(app, doctree) -> None:
         _, merged = get_cache(config.execution_cache_path).merge_match_into_notebook(notebook)
     except KeyError:  # not in the cache: a page with no outputs at all
         return
-    path.write_text(nbformat.writes(merged), encoding="utf-8")
+    from specbook import _atomic
+
+    _atomic.write_text(path, nbformat.writes(merged))
 
 
 def setup(app) -> dict[str, Any]:

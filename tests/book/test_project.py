@@ -31,7 +31,7 @@ def test_config_makes_a_failing_cell_fail_the_build():
     # stale pages run in parallel into the cache first; Sphinx then reads every page afresh
     assert config["execute"]["execute_notebooks"] == "cache"
     makefile = (ROOT / "Makefile").read_text()
-    book_recipe = makefile.split("\nbook:", 1)[1].split("\n\n", 1)[0]
+    book_recipe = makefile.split("\nbook-now:", 1)[1].split("\n\n", 1)[0]
     assert book_recipe.index("specbook.execute") < book_recipe.index("$(JB)")
     emptied = next(line for line in book_recipe.split("\n") if "rm -rf" in line)
     assert "$(BUILD)/.doctrees" in emptied  # a fresh environment: no warning hidden
@@ -46,6 +46,14 @@ def test_config_makes_a_failing_cell_fail_the_build():
     assert {"sphinx.ext.autodoc", "sphinx.ext.napoleon", "sphinx-mathjax-offline"} <= set(config["sphinx"]["extra_extensions"])
     pairs = config["sphinx"]["config"]["nitpick_ignore_regex"]
     assert ["py:class", "jax\\..*"] in pairs and all(len(p) == 2 for p in pairs)
+
+
+def test_book_page_and_test_each_run_under_the_build_lock():
+    makefile = (ROOT / "Makefile").read_text()
+    assert "LOCKED  = $(BIN)/python -m specbook.buildlock" in makefile
+    for target, runs in (("book", "book-now"), ("test", "test-now"), ("page", "specbook.execute")):
+        recipe = makefile.split(f"\n{target}:", 1)[1].split("\n\n", 1)[0]
+        assert re.search(rf"\$\(LOCKED\) .*{re.escape(runs)}", recipe), (target, recipe)
 
 
 def _toc_files():

@@ -31,16 +31,6 @@ class Body:
 
     def __init__(self, name="umr", size=1e-3, vertices=None):
         self.name, self.size, self.vertices = name, size, vertices
-        self.confinements = []  # every hand-over, in order
-        self.confinement = None
-
-    def attach_confinement(self, confinement):
-        assert self.confinement is None, "a second confinement without the first taken back"
-        self.confinement = confinement
-        self.confinements.append(confinement)
-
-    def detach_confinement(self):
-        self.confinement = None
 
     def to_document(self):
         return {"name": self.name, "size": self.size}
@@ -78,14 +68,22 @@ class Tube:
         return cls(doc["radius"])
 
 
+class Planned(tuple):
+    """What a stand-in plan returns: a tuple that feeds the body's confinement input."""
+
+    feeds = "body.confinement"
+
+
 @pytest.fixture
 def physics(monkeypatch):
-    """A stand-in for mime.interactions._projection recording what the plans ask for."""
+    """Stand-ins for mime.interactions._build and _centre recording what the plans ask for."""
     calls = []
-    fake = types.ModuleType("mime.interactions._projection")
-    fake.build_confinement = lambda **kw: calls.append(("hull", kw)) or ("hull", kw["margin"], kw["spacing"])
-    fake.build_centre_confinement = lambda **kw: calls.append(("centre", kw)) or ("centre", kw["margin"])
-    monkeypatch.setitem(sys.modules, "mime.interactions._projection", fake)
+    build = types.ModuleType("mime.interactions._build")
+    build.build_confinement = lambda **kw: calls.append(("hull", kw)) or Planned(("hull", kw["margin"], kw["spacing"]))
+    centre = types.ModuleType("mime.interactions._centre")
+    centre.build_centre_confinement = lambda **kw: calls.append(("centre", kw)) or Planned(("centre", kw["margin"]))
+    monkeypatch.setitem(sys.modules, "mime.interactions._build", build)
+    monkeypatch.setitem(sys.modules, "mime.interactions._centre", centre)
     return calls
 
 
@@ -105,7 +103,9 @@ def test_the_seed_line_attaches_and_builds(physics):
     assert kind == "hull" and kw["margin"] == 0.1 * 1e-3 and kw["body"] is umr
     assert kw["spacing"] == max(1e-4, Contact.SPACING_FLOOR * 1e-3) and kw["rule"] == "remove_outward"
     assert isinstance(kw["surface"], Surface) and kw["surface"].tube is tube
-    assert umr.confinements == [("hull", 1e-4, kw["spacing"])]
+    assert built.confinement(umr) == ("hull", 1e-4, kw["spacing"])
+    assert built.deliveries(umr) == {"body.confinement": (("hull", 1e-4, kw["spacing"]),)}
+    assert not hasattr(umr, "confinement")  # nothing was handed to the body
     (entry,) = built.settings_record.entries
     prov = {s.name: s.provenance for s in entry.settings}
     assert prov == {"margin": Provenance.GIVEN, "rule": Provenance.CONVENTION, "rung": Provenance.GIVEN,
@@ -114,7 +114,7 @@ def test_the_seed_line_attaches_and_builds(physics):
     assert entry.roles == (("body", "umr"), ("surface", "test.tube.inner_surface"))
 
 
-def test_building_again_reuses_the_build_or_takes_the_old_plan_back(physics):
+def test_building_again_reuses_the_build_or_plans_afresh(physics):
     experiment, umr, tube = seed_experiment()
     first = experiment.build()
     assert experiment.build() is first and len(physics) == 1  # unchanged: the same build
@@ -123,14 +123,15 @@ def test_building_again_reuses_the_build_or_takes_the_old_plan_back(physics):
     experiment.add(Tube(2e-3), name="spare")  # a change: the next build plans again
     third = experiment.build()
     assert third is not first and len(physics) == 2
-    assert umr.confinement is third.planned[0].planned and len(umr.confinements) == 2
+    assert third.confinement(umr) == first.confinement(umr)  # planned afresh from the same objects, equal
+    assert third.confinement(umr) is third.planned[0].planned
 
 
-def test_validated_refuses_the_numerical_default_and_hands_nothing_over(physics):
+def test_validated_refuses_the_numerical_default_and_plans_nothing(physics):
     experiment, umr, _ = seed_experiment()
     with pytest.raises(ValidationError, match="setting 'spacing' has a numerical default.*'validated' profile"):
         experiment.build(profile="validated")
-    assert umr.confinements == [] and physics == []
+    assert physics == []
 
 
 def test_validated_builds_when_spacing_is_given(physics):
@@ -154,8 +155,8 @@ def test_kept_version_plans_the_centre_confinement(physics):
     umr, tube = Body(), Tube(1e-3)
     experiment = Experiment()
     experiment.attach(CentreContact.Projection(margin=mm(0.1)), body=umr, surface=tube.inner_surface)
-    experiment.build()
-    assert physics[0][0] == "centre" and umr.confinements == [("centre", 1e-4)]
+    built = experiment.build()
+    assert physics[0][0] == "centre" and built.confinement(umr) == ("centre", 1e-4)
 
 
 def test_roles_must_match_the_declaration():

@@ -56,21 +56,19 @@ def test_a_group_whose_search_does_not_converge_holds_its_nearest_sample_and_fla
     """MIME-ANO-135, resolved in 0.4.0: a converged search holds the body's own point; an
     unconverged one holds the group's nearest sample, flagged support_short."""
     from mime.geometry import Screw
-    from mime.interactions._projection import choose_points
 
     g = demos.SPIN_SCREW
     held = {}
     for steps in (1, 16):
         screw = Screw(g.core_radius, g.thread_depth, g.pitch, g.length, newton_steps=steps)
         body = demos.spinner(screw, screw.outer_radius, "screw")
-        demos.attach(body, demos.FLOOR.surface)
-        conf = body.confinement
+        hold = demos.confinement(demos.attach(body, demos.FLOOR.surface)).hold
         with jax.enable_x64(True):
-            x = jnp.asarray(body.start["position"]) + jnp.array([0.0, 0.0, -2e-5])
+            x = jnp.asarray(body.start.position) + jnp.array([0.0, 0.0, -2e-5])
             q = jnp.asarray(demos.lying_orientation(0.3))
-            A = jax.jit(choose_points, static_argnums=0)(conf.spec, conf.jax_arrays(), x, q)
+            A = jax.jit(lambda hold, x, q: hold.choose(x, q))(jax.tree_util.tree_map(jnp.asarray, hold), x, q)
             held[steps] = {k: np.asarray(getattr(A, k)) for k in ("point", "gap", "short", "supported")}
-        samples = conf.arrays.samples[conf.arrays.valid]
+        samples = hold.samples[hold.valid]
     cut, full = held[1], held[16]
     assert cut["short"].any() and not full["short"].any()
     # the unconverged groups hold a sample of the hull, exactly
@@ -85,6 +83,6 @@ def test_the_second_pass_catches_what_the_first_pass_points_miss_and_keeps_the_m
     """MIME-ANO-136, resolved in 0.4.0: on the seed's microrobot in the narrow tube, a point the second
     pass chooses is past the margin on some steps where no first-pass point is, and the run keeps it."""
     run = demos.helical_microrobot(steps=300)
-    c = mime_anomalies.second_pass_catches(run["body"], run["record"].states, demos.DT)
+    c = mime_anomalies.second_pass_catches(run.experiment, run.record.states, demos.DT)
     assert c["caught"].any()
-    assert run["min_gap"] >= -demos.KEEP_ATOL
+    assert run.min_gap >= -demos.KEEP_ATOL

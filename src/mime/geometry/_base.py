@@ -23,7 +23,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError, real_array
+from mime.errors import ValidationError, real_array, invalid
 
 __all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc"]
 
@@ -43,7 +43,7 @@ def positive_length(argument: str, value: Any, *, where: str) -> float:
     allowed = "a positive length in metres"
     v = float(real_array(value, argument, allowed, shape=(), where=where))
     if not math.isfinite(v) or v <= 0.0:
-        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected {allowed}")
+        raise invalid(argument, value, f"{allowed}", where=f"{where}")
     return v
 
 
@@ -88,6 +88,9 @@ class Geometry:
     """A body of revolution about its own ``z`` axis: the normal at every support point meets the axis."""
     centred_point: ClassVar[bool] = False
     """Whether the hull is a ball about its origin (every surface normal passes through the centre)."""
+    hint_free: ClassVar[bool] = False
+    """Whether ``support_near`` ignores its hint (the support is one point for a direction): every start
+    along one direction reaches the same point, so a hold need search it once."""
 
     @property
     def size(self) -> float:  # pragma: no cover - every kind overrides
@@ -102,10 +105,9 @@ class Geometry:
 
         Kinds with no support query (the box, the mesh) refuse it.
         """
-        raise ValidationError(
-            f"{type(self).__name__}.support: direction = ... is not allowed; a "
-            f"{type(self).__name__.lower()} has no support query (it is held at its samples)"
-        )
+        name = type(self).__name__
+        raise invalid("direction", "...", f"a kind with a support query: a {name.lower()} has none (it is held at its "
+                      f"samples)", where=f"{name}.support")
 
     def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
         """``(point, converged)``: the body's own deepest point along ``direction`` near ``hint``.

@@ -31,6 +31,7 @@ from typing import Any, ClassVar
 import jax.numpy as jnp
 import numpy as np
 
+from mime._numerics import is_zero_length
 from mime.geometry._base import Geometry, fibonacci_sphere, positive_length, ring_disc
 
 __all__ = ["Sphere", "Ellipsoid", "Cylinder", "Capsule", "unit", "TIE"]
@@ -40,9 +41,11 @@ TIE = 4.0
 
 
 def unit(d: Any) -> Any:
-    """``d / |d|``, with the zero vector sent to ``-z`` (a guarded norm, no NaN in value or gradient)."""
-    n2 = jnp.sum(d * d, axis=-1, keepdims=True)
-    ok = n2 > 0
+    """``d / |d|``, with the zero vector sent to ``-z`` (a guarded norm, no NaN in value or gradient).
+
+    A vector too short to square safely counts as zero on every backend (``mime._numerics``).
+    """
+    ok = ~is_zero_length(d, keepdims=True)
     safe = jnp.where(ok, d, jnp.array([0.0, 0.0, -1.0], dtype=d.dtype))
     return safe / jnp.sqrt(jnp.sum(safe * safe, axis=-1, keepdims=True))
 
@@ -65,8 +68,7 @@ def _radial(dxy: Any, radius: float, hint_xy: Any, tie: Any) -> Any:
     """The rim point of a disc of ``radius`` along ``dxy``, or towards the hint where ``dxy`` vanishes (a tie)."""
     rho2 = jnp.sum(dxy * dxy)
     tied = jnp.sqrt(rho2) * radius <= tie
-    h2 = jnp.sum(hint_xy * hint_xy)
-    towards = jnp.where(h2 > 0, hint_xy, jnp.array([1.0, 0.0], dtype=dxy.dtype))
+    towards = jnp.where(is_zero_length(hint_xy), jnp.array([1.0, 0.0], dtype=dxy.dtype), hint_xy)
     safe = jnp.where(tied, towards, dxy)
     return radius * safe / jnp.sqrt(jnp.sum(safe * safe))
 
@@ -79,6 +81,7 @@ class Sphere(Geometry):
     wall_maxima: ClassVar[int] = 1
     axisymmetric: ClassVar[bool] = True
     centred_point: ClassVar[bool] = True
+    hint_free: ClassVar[bool] = True
 
     def __init__(self, radius: float) -> None:
         self.radius = positive_length("radius", radius, where="Sphere")
@@ -112,6 +115,7 @@ class Ellipsoid(Geometry):
     kind: ClassVar[str] = "ellipsoid"
     has_support: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 1
+    hint_free: ClassVar[bool] = True
 
     def __init__(self, a: float, b: float, c: float) -> None:
         self.a = positive_length("a", a, where="Ellipsoid")

@@ -21,7 +21,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from mime.errors import ValidationError, real_array
+from mime.errors import ValidationError, real_array, invalid
 from mime.geometry._base import Geometry, positive_length
 from mime.geometry import rotation
 
@@ -38,12 +38,12 @@ class Part:
 
     def __post_init__(self) -> None:
         if not isinstance(self.geometry, Geometry):
-            raise ValidationError(f"Part: geometry = {self.geometry!r} is not allowed; expected a mime.geometry kind")
+            raise invalid("geometry", self.geometry, "a mime.geometry kind", where="Part")
         # never parsed from text, nor read from a complex number, a bool or None (mime.errors.real_array)
         p = real_array(self.position, "position", "three finite lengths in metres", shape=(3,), where="Part")
         q = real_array(self.orientation, "orientation", "a unit quaternion (w, x, y, z)", shape=(4,), where="Part")
         if abs(np.linalg.norm(q) - 1.0) > 1e-6:
-            raise ValidationError(f"Part: orientation = {self.orientation!r} is not allowed; expected a unit quaternion (w, x, y, z)")
+            raise invalid("orientation", self.orientation, "a unit quaternion (w, x, y, z)", where="Part")
         if abs(np.linalg.norm(q) - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
             q = q / np.linalg.norm(q)
         object.__setattr__(self, "position", tuple(float(c) for c in p))
@@ -73,18 +73,16 @@ class Hull:
             if isinstance(p, Geometry):
                 p = Part(p)
             if not isinstance(p, Part):
-                raise ValidationError(f"Hull: parts[{i}] = {p!r} is not allowed; expected a Part or a mime.geometry kind")
+                raise invalid(f"parts[{i}]", p, "a Part or a mime.geometry kind", where="Hull")
             made.append(p)
         self.parts: tuple[Part, ...] = tuple(made)
         if self.parts:
             if extent is not None:
-                raise ValidationError(
-                    f"Hull: extent = {extent!r} is not allowed with parts; a hull with parts states its own size"
-                )
+                raise invalid("extent", extent, "None for a hull with parts, which states its own size", where="Hull")
             self._extent = None
         else:
             if extent is None:
-                raise ValidationError("Hull: extent = None is not allowed for a hull with no parts; expected its extent in metres")
+                raise invalid("extent", None, "its extent in metres, for a hull with no parts", where="Hull")
             self._extent = positive_length("extent", extent, where="Hull")
 
     @property
@@ -158,7 +156,7 @@ class Hull:
         for i, item in enumerate(doc["parts"]):
             kind = item["kind"]
             if kind not in KIND_CLASSES:
-                raise ValidationError(f"hull.parts[{i}].kind = {kind!r} is not allowed; expected one of {', '.join(sorted(KIND_CLASSES))}")
+                raise invalid(f"hull.parts[{i}].kind", kind, f"one of {', '.join(sorted(KIND_CLASSES))}")
             mine = {k.split(".", 1)[1]: v for k, v in arrays.items() if k.startswith(f"part{i}.")}
             geom = KIND_CLASSES[kind].from_document(item["document"], mine)
             parts.append(Part(geom, tuple(item["position"]), tuple(item["orientation"])))
@@ -178,4 +176,4 @@ def as_hull(hull: Any) -> Hull:
         return Hull([hull])
     if isinstance(hull, (list, tuple)):
         return Hull(hull)
-    raise ValidationError(f"hull = {hull!r} is not allowed; expected a mime.geometry kind, a Part, a list of them, or a Hull")
+    raise invalid("hull", hull, "a mime.geometry kind, a Part, a list of them, or a Hull")

@@ -17,7 +17,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError, real_array
+from mime.errors import ValidationError, real_array, invalid
 from mime.geometry._base import Geometry, check_spacing
 
 __all__ = ["PointSet"]
@@ -37,9 +37,9 @@ class PointSet(Geometry):
         allowed = "finite body-frame points of shape (n, 3) with n >= 1, in metres, not all at the origin"
         pts = np.array(real_array(points, "points", allowed, where="PointSet"), dtype=np.float64)
         if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] < 1 or not np.all(np.isfinite(pts)):
-            raise ValidationError(f"PointSet: points = {points!r} is not allowed; expected {allowed}")
+            raise invalid("points", points, f"{allowed}", where="PointSet")
         if not np.any(pts):
-            raise ValidationError(f"PointSet: points = {points!r} is not allowed; expected {allowed}")
+            raise invalid("points", points, f"{allowed}", where="PointSet")
         pts.setflags(write=False)
         self.points = pts
 

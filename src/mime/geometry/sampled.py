@@ -89,7 +89,7 @@ def _vertices(vertices: Any) -> np.ndarray:
     """
     v = real_array(vertices, "vertices", _VERTICES, where="Mesh")
     if v.ndim != 2 or v.shape[1] != 3 or len(v) < 4:
-        raise ValidationError(f"Mesh: vertices = {v!r} (shape {v.shape}) is not allowed; expected {_VERTICES}")
+        raise invalid("vertices", v, f"{_VERTICES} (given: shape {v.shape})", where="Mesh")
     return v
 
 
@@ -110,7 +110,7 @@ def _faces(faces: Any) -> np.ndarray:
     if f.dtype.kind not in "iu":
         raise refuse()
     if f.ndim != 2 or f.shape[1] != 3 or len(f) < 4:
-        raise ValidationError(f"Mesh: faces = {f!r} (shape {f.shape}) is not allowed; expected {_FACES}")
+        raise invalid("faces", f, f"{_FACES} (given: shape {f.shape})", where="Mesh")
     return f
 
 
@@ -127,7 +127,7 @@ class Mesh(Geometry):
         v = _vertices(vertices)
         f = _faces(faces)
         if f.min() < 0 or f.max() >= len(v):
-            raise ValidationError(f"Mesh: faces index {int(f.min())}..{int(f.max())} is not allowed; expected indices 0..{len(v) - 1}")
+            raise invalid("faces", f"<indices {int(f.min())}..{int(f.max())}>", f"indices 0..{len(v) - 1}", where="Mesh")
         a, b, c = v[f[:, 0]], v[f[:, 1]], v[f[:, 2]]
         # a face of no area has no normal: refuse it rather than sample NaN normals
         twice_area = np.linalg.norm(np.cross(b - a, c - a), axis=1)
@@ -135,10 +135,8 @@ class Mesh(Geometry):
         flat = np.flatnonzero(~(twice_area > 1e-12 * scale * scale))
         if flat.size:
             i = int(flat[0])
-            raise ValidationError(
-                f"Mesh: faces[{i}] = {f[i].tolist()} is not allowed: its vertices are collinear or repeated, "
-                f"so the face has no area and no normal; expected faces of non-zero area"
-            )
+            raise invalid(f"faces[{i}]", f[i].tolist(), "faces of non-zero area (its vertices are collinear or repeated, "
+                          "so the face has no area and no normal)", where="Mesh")
         volume = np.sum(np.einsum("ij,ij->i", a, np.cross(b, c))) / 6.0
         if volume < 0:
             f = f[:, ::-1].copy()

@@ -3,30 +3,38 @@
 A script that writes ``Contact`` gets the current version; a saved document
 that names a kept version loads that version's class from the registry.
 
-The projection rung's numerics (``mime.interactions._projection``) are private;
-the counts and constants a reader may quote are re-exported here, with the typed
-data one step passes (:mod:`mime.interactions.step`) and the penalty rung's force law
-(``normal_force``, ``penalty_wrench``).
+A contact's plan builds typed data the body's step takes as an input: the
+projection rung a :class:`~mime.interactions.confinement.Confinement` (its ``hold``, a
+:class:`~mime.interactions._hold.HullHold` or a :class:`~mime.interactions._centre.CentreHold`, is
+``StepInputs.hold``), the penalty rung a :class:`~mime.interactions._penalty.PenaltyPlan` (among
+``StepInputs.wrenches``). The numerics are private
+modules, one idea each: ``_build`` (sampling, groups, starts), ``_solve`` (the
+Delassus matrix, projected Gauss-Seidel, its residual), ``_hold`` (choosing the
+points, the two passes, the rule), ``_centre`` (0.1.0's centre hold) and
+``_penalty`` (the springs). The counts and constants a reader may quote are
+re-exported here, with the penalty rung's force law (``normal_force``,
+``penalty_wrench``).
 
 >>> [c.version for c in KEPT]
 ['0.1.0']
 """
 
-from mime.interactions._projection import (
+from mime.interactions._build import SPACING_FLOOR, default_spacing
+from mime.interactions._hold import (
     CONTACT_ULPS,
     CONVERGED,
     GROUPS,
     PROJECTION_SWEEPS,
-    SPACING_FLOOR,
     SWEEPS,
-    Confinement,
-    ConfinementArrays,
-    default_spacing,
+    FirstPass,
+    Held,
+    HullHold,
 )
+from mime.interactions._centre import CentreHold
+from mime.interactions._penalty import PenaltyPlan, normal_force, penalty_wrench
+from mime.interactions.confinement import BuildReport, Confinement
 from mime.interactions.contact import Contact
 from mime.interactions._previous import CentreContact
-from mime.interactions._penalty import normal_force, penalty_wrench
-from mime.interactions.step import FLAGS, ContactReport, FirstPass, FreeSolve
 
 KEPT: tuple[type, ...] = (CentreContact,)
 """Earlier versions kept registered, so documents that name them load."""
@@ -34,6 +42,6 @@ KEPT: tuple[type, ...] = (CentreContact,)
 __all__ = [
     "Contact", "CentreContact", "KEPT",
     "SWEEPS", "PROJECTION_SWEEPS", "GROUPS", "CONTACT_ULPS", "CONVERGED", "SPACING_FLOOR", "default_spacing",
-    "Confinement", "ConfinementArrays", "ContactReport", "FreeSolve", "FirstPass", "FLAGS",
+    "Confinement", "BuildReport", "HullHold", "CentreHold", "Held", "FirstPass", "PenaltyPlan",
     "normal_force", "penalty_wrench",
 ]

@@ -25,13 +25,16 @@ The frozen-mode analysis of these springs is ``maddening.analysis.contact_modes`
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, ClassVar
 
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError, finite_number
+from mime._pytree import pytree, static
+from mime.dynamics import RigidState
+from mime.errors import Number, invalid
+
+Array = Any
 
 __all__ = [
     "PenaltyPlan",
@@ -82,77 +85,71 @@ def penalty_wrench(points: Any, velocities: Any, center: Any, surface: Any, stif
     return jnp.sum(forces, axis=0), jnp.sum(jnp.cross(arms, forces), axis=0)
 
 
-def _positive(name: str, value: Any, allowed: str) -> float:
-    return finite_number(value, name, allowed, where="plan_penalty", at_least=0)
+_STIFFNESS = Number("a stiffness > 0 (N/m)", above=0)
+_DAMPING = Number("a damping >= 0 (N s/m)", at_least=0)
+_MARGIN = Number("a margin >= 0 (m)", at_least=0)
+_SPACING = Number("a spacing > 0 (m) when no points are given", above=0)
+_POINTS = "finite body-frame points of shape (n, 3), m"
+_SURFACE = "a mime.scene surface"
 
 
-@dataclass(eq=False)
+@pytree
 class PenaltyPlan:
-    """What the penalty rung hands a rigid body: its hull points and the springs on them.
+    """What the penalty rung gives a rigid body's step: its hull points and the springs on them.
 
-    :meth:`wrench` gives the springs' force and torque on the body (world frame,
-    about its centre); :meth:`hand_over` delivers it into the body's applied
-    wrench (``body.attach_wrench``, the ``body.applied_wrench`` input) and
-    :meth:`take_back` removes it. The springs engage where a point comes closer
-    to the surface than ``margin`` (m): the gap a spring reads is the point's
-    signed distance minus the margin. A plan compares and hashes by identity, as
-    the body's compiled step keys on it.
+    The built experiment delivers it into the body's applied loads
+    (``StepInputs.wrenches``, the ``body.applied_wrench`` input); :meth:`wrench` gives
+    the springs' force and torque on the body (world frame, about its centre). The
+    springs engage where a point comes closer to the surface than ``margin``: the
+    gap a spring reads is the point's signed distance minus the margin.
+
+    Attributes:
+        points: ``(n, 3)`` m, body frame, one spring at each.
+        stiffness: ``()`` N/m, ``k`` per point.
+        damping: ``()`` N s/m, ``c`` per point.
+        margin: ``()`` m, where the springs engage.
+        surface: the surface (static: it keys the compilation).
     """
 
-    points: np.ndarray
-    stiffness: float
-    damping: float
-    surface: Any
-    margin: float = 0.0
-    _body: Any = None
+    points: Array
+    stiffness: Array
+    damping: Array
+    margin: Array
+    surface: Any = static()
 
-    def _world(self, state: Any) -> tuple[Any, Any]:
+    feeds: ClassVar[str] = "body.applied_wrench"
+    """The body's input this plan feeds (the penalty rung's Requires row)."""
+
+    def _world(self, state: RigidState) -> tuple[Array, Array]:
         from mime.geometry import rotation
 
-        R = rotation.matrix(state["orientation"])
-        arms = jnp.asarray(self.points, dtype=state["position"].dtype) @ R.T
-        w_world = R @ state["angular_velocity"]
-        return state["position"] + arms, state["velocity"] + jnp.cross(w_world, arms)
+        R = rotation.matrix(state.orientation)
+        arms = jnp.asarray(self.points, dtype=state.position.dtype) @ R.T
+        w_world = R @ state.angular_velocity
+        return state.position + arms, state.velocity + jnp.cross(w_world, arms)
 
-    @property
     def _gap_surface(self) -> Any:
-        return self.surface if self.margin == 0.0 else _Inset(self.surface, self.margin)
+        return _Inset(self.surface, self.margin)
 
-    def forces(self, state: Any) -> tuple[Any, Any]:
+    def forces(self, state: RigidState) -> tuple[Array, Array]:
         """Per point at ``state``: ``(normal forces (n,) N, gaps past the margin (n,) m)``."""
         p, v = self._world(state)
-        _, f, gap = penalty_forces(p, v, self._gap_surface, self.stiffness, self.damping)
+        _, f, gap = penalty_forces(p, v, self._gap_surface(), self.stiffness, self.damping)
         return f, gap
 
-    def wrench(self, t: Any, state: Any) -> tuple[Any, Any]:
+    def wrench(self, t: Array, state: RigidState) -> tuple[Array, Array]:
         """``(F, tau)`` on the body at ``state``, world frame, about its centre (N, N m)."""
         p, v = self._world(state)
-        return penalty_wrench(p, v, state["position"], self._gap_surface, self.stiffness, self.damping)
-
-    def hand_over(self, body: Any) -> None:
-        """Deliver the springs into ``body``'s applied wrench (``body.attach_wrench(self)``)."""
-        if self._body is not None:
-            raise ValidationError("PenaltyPlan.hand_over: plan = this plan is already handed over; take it back first")
-        attach = getattr(body, "attach_wrench", None)
-        if not callable(attach):
-            raise ValidationError(
-                f"PenaltyPlan.hand_over: body = {type(body).__name__} is not allowed; expected a dynamics that "
-                f"accepts body.applied_wrench (attach_wrench), such as mime.nodes.RigidInertialNode"
-            )
-        attach(self)
-        self._body = body
-
-    def take_back(self) -> None:
-        """Remove the springs from the body they were handed to (no-op if not handed over)."""
-        if self._body is not None:
-            self._body.detach_wrench(self)
-            self._body = None
+        return penalty_wrench(p, v, state.position, self._gap_surface(), self.stiffness, self.damping)
 
 
 class _Inset:
-    """``surface`` moved ``margin`` m towards its free side (the distance minus the margin); traceable."""
+    """``surface`` moved ``margin`` m towards its free side (the distance minus the margin); traceable.
 
-    def __init__(self, surface: Any, margin: float) -> None:
+    (``phi - 0.0`` is ``phi`` to the bit, so a zero margin changes nothing.)
+    """
+
+    def __init__(self, surface: Any, margin: Any) -> None:
         self.surface, self.margin = surface, margin
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
@@ -175,21 +172,27 @@ def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 
         spacing: Sampling spacing of the hull, m (needed without ``points``).
         margin: Where the springs engage: a point closer than this to the surface (m, >= 0).
     """
-    k = _positive("stiffness", stiffness, "a stiffness > 0 (N/m)")
-    if k == 0:
-        raise ValidationError(f"plan_penalty: stiffness = {stiffness!r} is not allowed; expected a stiffness > 0 (N/m)")
-    c = _positive("damping", damping, "a damping >= 0 (N s/m)")
-    margin_m = _positive("margin", margin, "a margin >= 0 (m)")
+    where = "plan_penalty"
+    k = _STIFFNESS.check(stiffness, "stiffness", where=where)
+    c = _DAMPING.check(damping, "damping", where=where)
+    margin_m = _MARGIN.check(margin, "margin", where=where)
     if not callable(getattr(surface, "distance_and_normal", None)):
-        raise ValidationError(f"plan_penalty: surface = {surface!r} is not allowed; expected a mime.scene surface")
+        raise invalid("surface", surface, _SURFACE, where=where)
     if points is None:
-        if spacing is None or not spacing > 0:
-            raise ValidationError(f"plan_penalty: spacing = {spacing!r} is not allowed; expected a spacing > 0 (m) when no points are given")
+        spacing = _SPACING.check(spacing, "spacing", where=where)
         points = body.hull.sample(float(spacing))[0]
-    pts = np.asarray(points, dtype=np.float64)
-    if pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
-        raise ValidationError(f"plan_penalty: points = {points!r} is not allowed; expected finite body-frame points of shape (n, 3), m")
+    pts = np.asarray(points, dtype=np.float64) if _is_real(points) else None
+    if pts is None or pts.ndim != 2 or pts.shape[1] != 3 or pts.shape[0] == 0 or not np.all(np.isfinite(pts)):
+        raise invalid("points", points, _POINTS, where=where)
     # one spring per place: a box's edges and corners are samples of several faces
     _, first = np.unique(pts, axis=0, return_index=True)
     pts = pts[np.sort(first)]
-    return PenaltyPlan(points=pts, stiffness=k, damping=c, surface=surface, margin=margin_m)
+    return PenaltyPlan(points=pts, stiffness=np.float64(k), damping=np.float64(c), margin=np.float64(margin_m),
+                       surface=surface)
+
+
+def _is_real(points: Any) -> bool:
+    try:
+        return np.asarray(points).dtype.kind in "iuf"
+    except (TypeError, ValueError):
+        return False

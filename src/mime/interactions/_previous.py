@@ -4,7 +4,8 @@
 extent about its own axis from the surface and never reads the orientation, so a
 long body turned across a narrow tube passes through the wall. It stays
 registered so that a saved document naming 0.1.0 loads and reproduces; a script
-that writes ``Contact`` gets the current version.
+that writes ``Contact`` gets the current version. Its hold, the centre's one row,
+is ``mime.interactions._centre.CentreHold``.
 
 >>> from mime.units import mm
 >>> CentreContact(rung="projection", margin=mm(0.1)).version
@@ -15,7 +16,6 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from mime.errors import ValidationError
 from mime.interactions.contact import CONTACT_FAMILY, Contact
 from mime.registry import (
     Family,
@@ -94,11 +94,12 @@ class CentreContact(Interaction):
         return cls.on_rung("projection", settings)
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
-        """Build the centre confinement (``mime.interactions._projection.build_centre_confinement``)."""
+        """Build the centre confinement (``mime.interactions._centre.build_centre_confinement``): a
+        :class:`~mime.interactions.confinement.Confinement` whose hold the body's step takes; the body is left as it was."""
         roles = {"body": body, "surface": surface}
         self.declared_rung(self["rung"]).check(roles, where=self.label())
         values = {r.name: r.value for r in resolve_settings(self, profile, roles)}
-        from mime.interactions._projection import build_centre_confinement
+        from mime.interactions._centre import build_centre_confinement
 
         return build_centre_confinement(
             margin=values["margin"].si(Length, argument="margin"),
@@ -106,19 +107,3 @@ class CentreContact(Interaction):
             body=body,
             surface=surface,
         )
-
-    def hand_over(self, planned: Any, *, body: Any, surface: Any) -> None:
-        """Give the planned confinement to the body's dynamics (``body.attach_confinement``)."""
-        attach = getattr(body, "attach_confinement", None)
-        if not callable(attach):
-            raise ValidationError(
-                f"{self.label()}: body = {type(body).__name__} has no attach_confinement; expected "
-                f"a dynamics that accepts body.confinement"
-            )
-        attach(planned)
-
-    def take_back(self, planned: Any, *, body: Any, surface: Any) -> None:
-        """Undo :meth:`hand_over` before a rebuild: detach ``planned`` if the body still holds it."""
-        detach = getattr(body, "detach_confinement", None)
-        if getattr(body, "confinement", None) is planned and callable(detach):
-            detach()

@@ -3,7 +3,9 @@
 This module declares the entry: its settings, roles, rungs, switches, validity lines and class
 variables, which the entry's page renders and the experiment's build reads. What each rung does
 is told once, in the hand-written part of the page (``contact_notes.md``); the numerics are in
-``mime.interactions._projection`` and ``mime.interactions._penalty``.
+``mime.interactions._build`` (the projection rung's build), ``mime.interactions._hold`` (its hold,
+which the body's step takes as an input), ``mime.interactions._solve`` (the Delassus matrix and
+projected Gauss-Seidel) and ``mime.interactions._penalty`` (the penalty rung's springs).
 
 >>> from mime.units import mm, N_per_m
 >>> c = Contact.Projection(margin=mm(0.1))
@@ -19,8 +21,8 @@ from __future__ import annotations
 
 from typing import Annotated, Any, ClassVar, Mapping
 
-from mime.errors import ValidationError
-from mime.interactions import _projection as numerics
+from mime.errors import invalid, required
+from mime.interactions import _build, _hold
 from mime.registry import (
     NOT_USED,
     REQUIRED,
@@ -69,7 +71,7 @@ def _default_spacing(values: Mapping[str, Any], roles: Mapping[str, Any]) -> Any
     size = hull_size(roles.get("body"))
     if size is None:
         return NOT_USED
-    return m(numerics.default_spacing(values["margin"].si(Length, argument="margin"), size))
+    return m(_build.default_spacing(values["margin"].si(Length, argument="margin"), size))
 
 
 def _positive(q: Quantity) -> bool:
@@ -111,14 +113,14 @@ class Contact(Interaction):
 
     holds_off: ClassVar[str | None] = "margin"  # id_roles, moving, includes_lubrication: Interaction's defaults
 
-    # the numerics' own constants, read from there (mime.interactions._projection)
-    SPACING_FLOOR: ClassVar[float] = numerics.SPACING_FLOOR
+    # the numerics' own constants, read from there (mime.interactions._build and _hold)
+    SPACING_FLOOR: ClassVar[float] = _build.SPACING_FLOOR
     """The finest default spacing, as a fraction of the hull's size."""
-    CONTACT_ULPS: ClassVar[int] = numerics.CONTACT_ULPS
+    CONTACT_ULPS: ClassVar[int] = _hold.CONTACT_ULPS
     """The contact band's width, in units in the last place of the position's magnitude."""
-    CONVERGED: ClassVar[float] = numerics.CONVERGED
+    CONVERGED: ClassVar[float] = _hold.CONVERGED
     """The share of the free step's speed at the held points a step may leave unmet before it flags ``unconverged``."""
-    GROUPS: ClassVar[int] = numerics.GROUPS
+    GROUPS: ClassVar[int] = _hold.GROUPS
     """How many groups the hull's points are split into; each step holds one point of each."""
     constants: ClassVar[dict[str, str]] = {
         "SPACING_FLOOR": "the finest default spacing, as a fraction of the hull's size",
@@ -470,17 +472,13 @@ class Contact(Interaction):
         """The penalty rung requires ``stiffness``; the projection rung takes neither spring setting."""
         rung = self._given.get("rung")
         if rung == "penalty" and "stiffness" not in self._given:
-            raise ValidationError(
-                f"{self.label()}: setting 'stiffness' is required by rung 'penalty' and was not given; "
-                f"expected a Quantity of dimension {Stiffness}, such as N_per_m(1e5)"
-            )
+            raise required("stiffness", f"a Quantity of dimension {Stiffness}, such as N_per_m(1e5)",
+                           where=self.label(), by="rung 'penalty'")
         if rung == "projection":
             for name in ("stiffness", "damping"):
                 if name in self._given:
-                    raise ValidationError(
-                        f"{self.label()}: {name} = {self._given[name]!r} is not allowed with rung "
-                        f"'projection', which has no spring; expected it only with rung='penalty'"
-                    )
+                    raise invalid(name, self._given[name], "it only with rung='penalty' (rung 'projection' has "
+                                  "no spring)", where=self.label())
 
     @classmethod
     def Projection(cls, **settings: Any) -> "Contact":
@@ -495,12 +493,13 @@ class Contact(Interaction):
         }
 
     def plan(self, *, body: Any, surface: Any, profile: Any) -> Any:
-        """Build what the rung hands the body's dynamics.
+        """Build what the rung gives the body's step; the body itself is left as it was.
 
-        Checks the rung's Requires row, resolves the settings under ``profile``
-        and converts them to SI floats for the physics: the projection rung's
-        confinement (``mime.interactions._projection.build_confinement``) or the
-        penalty rung's springs (``mime.interactions._penalty.plan_penalty``).
+        Checks the rung's Requires row, resolves the settings under ``profile`` and
+        converts them to SI floats for the physics: the projection rung's
+        :class:`~mime.interactions.confinement.Confinement` (``mime.interactions._build.build_confinement``),
+        whose hold the step takes as ``StepInputs.hold``, or the penalty rung's springs
+        (``mime.interactions._penalty.plan_penalty``), which it takes among ``StepInputs.wrenches``.
         """
         roles = {"body": body, "surface": surface}
         rung = self["rung"]
@@ -513,10 +512,8 @@ class Contact(Interaction):
             from mime.interactions._penalty import plan_penalty
 
             if spacing_m is None:
-                raise ValidationError(
-                    f"{self.label()}: body = {type(body).__name__} has no hull; the penalty rung needs "
-                    f"hull points to put its springs at"
-                )
+                raise invalid("body", type(body).__name__, "a body with a hull: the penalty rung puts its springs "
+                              "at the hull's points", where=self.label())
             return plan_penalty(
                 body=body,
                 surface=surface,
@@ -525,35 +522,8 @@ class Contact(Interaction):
                 spacing=spacing_m,
                 margin=margin,
             )
-        from mime.interactions._projection import build_confinement
+        from mime.interactions._build import build_confinement
 
         return build_confinement(
             margin=margin, spacing=spacing_m, rule=values["rule"], body=body, surface=surface
         )
-
-    def hand_over(self, planned: Any, *, body: Any, surface: Any) -> None:
-        """Give the plan to the body's dynamics: a confinement (``body.attach_confinement``) or
-        the penalty springs (``body.attach_wrench``)."""
-        from mime.interactions._penalty import PenaltyPlan
-
-        if isinstance(planned, PenaltyPlan):
-            planned.hand_over(body)
-            return
-        attach = getattr(body, "attach_confinement", None)
-        if not callable(attach):
-            raise ValidationError(
-                f"{self.label()}: body = {type(body).__name__} has no attach_confinement; expected "
-                f"a dynamics that accepts body.confinement"
-            )
-        attach(planned)
-
-    def take_back(self, planned: Any, *, body: Any, surface: Any) -> None:
-        """Undo :meth:`hand_over` before a rebuild: detach ``planned`` if the body still holds it."""
-        from mime.interactions._penalty import PenaltyPlan
-
-        if isinstance(planned, PenaltyPlan):
-            planned.take_back()
-            return
-        detach = getattr(body, "detach_confinement", None)
-        if getattr(body, "confinement", None) is planned and callable(detach):
-            detach()

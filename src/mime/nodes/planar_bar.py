@@ -56,7 +56,7 @@ from maddening.core import (
     Stability,
     StateField,
 )
-from mime.errors import ValidationError, finite_number, whole_number
+from mime.errors import ValidationError, finite_number, whole_number, invalid
 from mime.interactions._penalty import penalty_forces, penalty_wrench
 
 __all__ = ["PlanarBarNode", "FlatFloor", "run_bar"]
@@ -75,10 +75,10 @@ def _per_support(name: str, value: Any, n: int, allowed: str, *, positive: bool)
     try:
         array = np.broadcast_to(np.asarray(value, dtype=np.float64), (n,))
     except (TypeError, ValueError):
-        raise ValidationError(f"PlanarBarNode: {name} = {value!r} is not allowed; expected {allowed}") from None
+        raise invalid(name, value, f"{allowed}", where="PlanarBarNode") from None
     bad = ~np.isfinite(array) | ((array <= 0) if positive else (array < 0))
     if isinstance(value, bool) or np.any(bad):
-        raise ValidationError(f"PlanarBarNode: {name} = {value!r} is not allowed; expected {allowed}")
+        raise invalid(name, value, f"{allowed}", where="PlanarBarNode")
     return tuple(float(v) for v in array)
 
 
@@ -132,9 +132,7 @@ class PlanarBarNode(Node):
         except (TypeError, ValueError):
             offsets = None
         if offsets is None or offsets.ndim != 1 or offsets.size < 2 or not np.all(np.isfinite(offsets)):
-            raise ValidationError(
-                f"PlanarBarNode: supports = {supports!r} is not allowed; expected at least two finite offsets (m)"
-            )
+            raise invalid("supports", supports, "at least two finite offsets (m)", where="PlanarBarNode")
         n = offsets.size
         self.supports = tuple(float(r) for r in offsets)
         self.stiffness = _per_support("stiffness", stiffness, n, f"a stiffness > 0 (N/m), one or {n}", positive=True)
@@ -207,10 +205,8 @@ class PlanarBarNode(Node):
         y, th = -np.linalg.solve(A, np.array([load, 0.0]))
         gaps = y + r * th
         if load <= 0 or np.any(gaps >= 0):
-            raise ValidationError(
-                f"PlanarBarNode.equilibrium: load = {load!r} N is not allowed; expected a downward load that keeps "
-                f"every support compressed"
-            )
+            raise invalid("load", load, "a downward load (N) that keeps every support compressed",
+                          where="PlanarBarNode.equilibrium")
         # NumPy float64, not jnp: outside an x64 context jnp would round the rest state to float32
         return {"y": np.float64(y), "theta": np.float64(th), "y_rate": np.float64(0.0), "theta_rate": np.float64(0.0)}
 
@@ -255,7 +251,7 @@ def run_bar(bar: PlanarBarNode, dt: float, steps: int, *, method: str = "central
     from maddening.core.simulation.integrators import METHODS, integrate_node
 
     if method not in METHODS:
-        raise ValidationError(f"run_bar: method = {method!r} is not allowed; expected one of {sorted(METHODS)}")
+        raise invalid("method", method, f"one of {sorted(METHODS)}", where="run_bar")
     finite_number(dt, "dt", "a finite time step > 0 (s)", where="run_bar", above=0)
     whole_number(steps, "steps", "a whole number >= 1", where="run_bar")
     with jax.enable_x64(True):

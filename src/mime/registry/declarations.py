@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Callable, Mapping
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.units import Dimension, Quantity
 
 __all__ = [
@@ -195,7 +195,7 @@ class Setting:
 
     def __post_init__(self) -> None:
         if not self.name.isidentifier():
-            raise ValidationError(f"name = {self.name!r} is not allowed; expected a Python identifier")
+            raise invalid("name", self.name, "a Python identifier")
         if self.default_kind is not None and not (self.rule and self.basis):
             raise ValidationError(
                 f"setting {self.name!r}: a {self.default_kind.value} default needs its rule and basis"
@@ -238,36 +238,28 @@ class Setting:
     # -- values ----------------------------------------------------------------------
     def check(self, value: Any, *, where: str = "") -> Any:
         """Return ``value`` if this setting allows it; raise a ``ValidationError`` otherwise."""
-        prefix = f"{where}: " if where else ""
         bases, dimension, optional = annotation_parts(self.type)
         what = self._expected()
         if value is None:
             if optional:
                 return None
-            raise ValidationError(f"{prefix}{self.name} = None is not allowed; expected {what}")
+            raise invalid(self.name, None, what, where=where)
         if dimension is not None:
             if not isinstance(value, Quantity):
-                raise ValidationError(
-                    f"{prefix}{self.name} = {value!r} is not allowed; expected {what}, such as mm(0.1)"
-                )
+                raise invalid(self.name, value, f"{what}, such as mm(0.1)", where=where)
             if value.dimension != dimension:
-                raise ValidationError(
-                    f"{prefix}{self.name} = {value!r} is not allowed; expected {what}, "
-                    f"not a quantity of {value.dimension}"
-                )
+                raise invalid(self.name, value, f"{what}, not a quantity of {value.dimension}", where=where)
         else:
             ok = any(
                 isinstance(value, b) and not (isinstance(value, bool) and b in (int, float))
                 for b in bases
             )
             if not ok:
-                raise ValidationError(f"{prefix}{self.name} = {value!r} is not allowed; expected {what}")
+                raise invalid(self.name, value, what, where=where)
         if self.choices is not None and value not in self.choices:
-            raise ValidationError(
-                f"{prefix}{self.name} = {value!r} is not allowed; expected one of {', '.join(self.choices)}"
-            )
+            raise invalid(self.name, value, f"one of {', '.join(self.choices)}", where=where)
         if self.constraint is not None and not self.constraint(value):
-            raise ValidationError(f"{prefix}{self.name} = {value!r} is not allowed; expected {self.allowed}")
+            raise invalid(self.name, value, self.allowed, where=where)
         return value
 
     def _expected(self) -> str:
@@ -296,7 +288,7 @@ def encode_value(value: Any) -> Any:
         return value.to_document()
     if value is None or isinstance(value, (str, bool, int, float)):
         return value
-    raise ValidationError(f"value = {value!r} is not allowed; expected a Quantity, str, number, bool or None")
+    raise invalid("value", value, "a Quantity, str, number, bool or None")
 
 
 @dataclass(frozen=True)

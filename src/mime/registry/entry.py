@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Mapping
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.registry.declarations import (
     Family,
     GradientStatus,
@@ -36,9 +36,7 @@ def parse_version(version: str) -> tuple[int, int, int]:
     """
     match = _VERSION.match(version) if isinstance(version, str) else None
     if match is None:
-        raise ValidationError(
-            f"version = {version!r} is not allowed; expected MAJOR.MINOR.PATCH, such as '0.4.0'"
-        )
+        raise invalid("version", version, "MAJOR.MINOR.PATCH, such as '0.4.0'")
     return tuple(int(p) for p in match.groups())  # type: ignore[return-value]
 
 
@@ -106,10 +104,7 @@ class Entry:
         for s in cls.settings:
             if s.name == name:
                 return s
-        raise ValidationError(
-            f"setting = {name!r} is not allowed for {cls.label()}; expected one of "
-            f"{', '.join(s.name for s in cls.settings)}"
-        )
+        raise invalid("setting", name, f"one of {', '.join(s.name for s in cls.settings)}", where=cls.label())
 
     @classmethod
     def declared_rung(cls, name: str) -> Rung:
@@ -118,11 +113,8 @@ class Entry:
             if r.name == name:
                 return r
         reserved = [r.name for r in cls.rungs if not r.built]
-        raise ValidationError(
-            f"rung = {name!r} is not allowed for {cls.label()}; expected one of "
-            f"{', '.join(r.name for r in cls.built_rungs()) or 'none'}"
-            + (f" ({', '.join(reserved)} reserved, not built)" if reserved else "")
-        )
+        raise invalid("rung", name, f"one of {', '.join(r.name for r in cls.built_rungs()) or 'none'}"
+                      + (f" ({', '.join(reserved)} reserved, not built)" if reserved else ""), where=cls.label())
 
     @classmethod
     def built_rungs(cls) -> tuple[Rung, ...]:
@@ -135,9 +127,7 @@ class Entry:
         known = {s.name for s in self.settings}
         for key in given:
             if key not in known:
-                raise ValidationError(
-                    f"{where}: setting {key!r} is not allowed; expected one of {', '.join(sorted(known))}"
-                )
+                raise invalid("setting", key, f"one of {', '.join(sorted(known))}", where=where)
         values: dict[str, Any] = {}
         for s in self.settings:
             if s.name in given and given[s.name] is not None:
@@ -226,8 +216,6 @@ class Interaction(Entry):
         """``cls(rung=rung, **settings)``, refusing a ``rung`` among ``settings``: what a rung's
         named constructor (``Contact.Projection(...)``) does."""
         if "rung" in settings:
-            raise ValidationError(
-                f"{cls.label()}: rung = {settings['rung']!r} is not allowed in "
-                f"{rung.capitalize()}(...), which sets rung={rung!r} itself"
-            )
+            raise invalid("rung", settings["rung"], f"no rung among the settings: {rung.capitalize()}(...) sets "
+                          f"rung={rung!r} itself", where=cls.label())
         return cls(rung=rung, **settings)

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Mapping
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.registry.declarations import NOT_USED, DefaultKind
 from mime.registry.entry import Entry
 
@@ -60,9 +60,7 @@ def profile(name: str | Profile) -> Profile:
     try:
         return PROFILES[name]
     except (KeyError, TypeError):
-        raise ValidationError(
-            f"profile = {name!r} is not allowed; expected one of {', '.join(PROFILES)}"
-        ) from None
+        raise invalid("profile", name, f"one of {', '.join(PROFILES)}") from None
 
 
 class Provenance(str, Enum):
@@ -99,7 +97,7 @@ class EntryRecord:
         for s in self.settings:
             if s.name == name:
                 return s
-        raise ValidationError(f"setting = {name!r} is not allowed; expected one of {[s.name for s in self.settings]}")
+        raise invalid("setting", name, f"one of {[s.name for s in self.settings]}")
 
 
 @dataclass(frozen=True)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mime.errors import ValidationError
+from mime.errors import ValidationError, invalid
 from mime.registry.entry import Entry, parse_version
 
 __all__ = ["Registry", "REGISTRY", "register"]
@@ -27,7 +27,7 @@ class Registry:
     def register(self, cls: type) -> type:
         """Register ``cls`` under its key; a second, different class under one key is refused."""
         if not (isinstance(cls, type) and issubclass(cls, Entry)):
-            raise ValidationError(f"entry = {cls!r} is not allowed; expected a subclass of mime.Entry")
+            raise invalid("entry", cls, "a subclass of mime.Entry")
         for attr in ("namespace", "name", "version"):
             if not isinstance(getattr(cls, attr, None), str):
                 raise ValidationError(f"{cls.__qualname__}: declares no {attr}")

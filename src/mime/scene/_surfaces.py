@@ -24,7 +24,8 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import ValidationError
+from mime._numerics import is_zero_length
+from mime.errors import ValidationError, invalid
 from mime.document_kinds import document_kind
 
 __all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface"]
@@ -34,7 +35,7 @@ def _vector(argument: str, value: Any, *, where: str, unit: bool = False) -> tup
     v = np.asarray(value, dtype=np.float64)
     if v.shape != (3,) or not np.all(np.isfinite(v)) or (unit and np.linalg.norm(v) == 0):
         allowed = "a nonzero direction of three finite numbers" if unit else "three finite numbers (m)"
-        raise ValidationError(f"{where}: {argument} = {value!r} is not allowed; expected {allowed}")
+        raise invalid(argument, value, f"{allowed}", where=f"{where}")
     if unit:
         v = v / np.linalg.norm(v)
     return tuple(float(c) for c in v)
@@ -145,13 +146,15 @@ class InnerSurface(Surface):
         c = jnp.asarray(self.tube.centre, dtype=x.dtype)
         r = x - c
         radial = r - jnp.sum(r * a, axis=-1, keepdims=True) * a
-        rho2 = jnp.sum(radial * radial, axis=-1, keepdims=True)
-        on_axis = rho2 <= 0.0
-        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN)
+        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN). The
+        # guard is on the largest component, not on the squared length, which is subnormal for an
+        # offset below 1e-154 m and flushed to zero on a GPU: it decides alike on every backend.
+        on_axis = is_zero_length(radial, keepdims=True)
         perp = jnp.asarray(self.tube.perpendicular, dtype=x.dtype)
         safe = jnp.where(on_axis, perp, radial)
-        rho = jnp.sqrt(jnp.where(on_axis, 0.0, rho2))
-        e = safe / jnp.sqrt(jnp.sum(safe * safe, axis=-1, keepdims=True))
+        rho2 = jnp.sum(safe * safe, axis=-1, keepdims=True)
+        rho = jnp.where(on_axis, 0.0, jnp.sqrt(rho2))
+        e = safe / jnp.sqrt(rho2)
         return self.tube.radius - rho[..., 0], -e
 
     def __repr__(self) -> str:
@@ -179,12 +182,12 @@ class Tube:
         except (TypeError, ValueError):
             r = float("nan")
         if isinstance(radius, bool) or not np.isfinite(r) or r <= 0:
-            raise ValidationError(f"Tube: radius = {radius!r} is not allowed; expected a positive length in metres")
+            raise invalid("radius", radius, "a positive length in metres", where="Tube")
         self.radius = r
         self.axis = _vector("axis", axis, where="Tube", unit=True)
         self.centre = _vector("centre", centre, where="Tube")
         if length is not None and (not np.isfinite(float(length)) or float(length) <= 0):
-            raise ValidationError(f"Tube: length = {length!r} is not allowed; expected a positive length in metres or None")
+            raise invalid("length", length, "a positive length in metres or None", where="Tube")
         self.length = None if length is None else float(length)
         self.name = name
         a = np.asarray(self.axis)

@@ -36,7 +36,7 @@ def test_mesh_vertices_must_be_finite_real_numbers(vertices):
 
 @pytest.mark.parametrize("vertices", [V[:, :2], V[:3], V.ravel(), np.zeros((4, 3, 1))])
 def test_mesh_vertices_of_the_wrong_shape_are_refused_with_their_shape(vertices):
-    with pytest.raises(ValidationError, match=r"(?s)Mesh: vertices = .* \(shape .*\) is not allowed; expected .*\(V, 3\)"):
+    with pytest.raises(ValidationError, match=r"(?s)Mesh: vertices = .* is not allowed; expected .*\(V, 3\).* \(given: shape .*\)"):
         Mesh(vertices, F)
 
 
@@ -51,8 +51,9 @@ def test_mesh_faces_must_be_whole_number_indices(faces):
 
 
 @pytest.mark.parametrize("faces, match", [
-    (F[:, :2], r"(?s)faces = .* \(shape \(24, 2\)\)"), (F[:3], r"(?s)faces = .* \(shape \(3, 3\)\)"),
-    (F + 100, r"faces index 100\.\.113"), (F - 100, r"faces index -100\.\.-87"),
+    (F[:, :2], r"(?s)faces = .* \(given: shape \(24, 2\)\)"), (F[:3], r"(?s)faces = .* \(given: shape \(3, 3\)\)"),
+    (F + 100, r"faces = '<indices 100\.\.113>' is not allowed; expected indices 0\.\.13"),
+    (F - 100, r"faces = '<indices -100\.\.-87>' is not allowed; expected indices 0\.\.13"),
 ])
 def test_mesh_faces_of_the_wrong_shape_or_range_are_refused(faces, match):
     with pytest.raises(ValidationError, match=match):
@@ -112,7 +113,7 @@ def test_a_saved_hull_with_a_text_position_is_refused_naming_it():
 def test_a_face_of_no_area_is_refused_naming_it(faces, bad):
     """A face with no area has no normal; it used to be accepted and sampled with NaN normals."""
     vertices = TETRA_V + [[2.0, 0.0, 0.0]]   # vertex 4 lies on the line through 0 and 1
-    with pytest.raises(ValidationError, match=rf"Mesh: faces\[{bad}\] = \[.*\] is not allowed: .*no area"):
+    with pytest.raises(ValidationError, match=rf"Mesh: faces\[{bad}\] = \[.*\] is not allowed; expected faces of non-zero area .*no area"):
         Mesh(vertices, faces)
 
 

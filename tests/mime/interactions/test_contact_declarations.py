@@ -95,10 +95,10 @@ def test_projection_is_contact_with_the_projection_rung_and_saves_identically():
     [
         ({"rung": "projection"}, r"setting 'margin' is required and was not given; expected a Quantity of dimension length \(m\)"),
         ({"margin": mm(0.1)}, r"setting 'rung' is required"),
-        ({"margin": mm(0.1), "rung": "rolling"}, r"rung = 'rolling' is not allowed for mime/contact 0.4.0; expected one of projection, penalty$"),
+        ({"margin": mm(0.1), "rung": "rolling"}, r"mime/contact 0.4.0: rung = 'rolling' is not allowed; expected one of projection, penalty$"),
         ({"margin": mm(0.1), "rung": "penalty"}, r"setting 'stiffness' is required by rung 'penalty' and was not given; expected a Quantity of dimension stiffness \(N/m\), such as N_per_m\(1e5\)"),
-        ({"margin": mm(0.1), "rung": "projection", "stiffness": N_per_m(1e5)}, r"stiffness = N_per_m\(100000.0\) is not allowed with rung 'projection', which has no spring"),
-        ({"margin": mm(0.1), "rung": "projection", "damping": N_s_per_m(1.0)}, r"damping = N_s_per_m\(1.0\) is not allowed with rung 'projection'"),
+        ({"margin": mm(0.1), "rung": "projection", "stiffness": N_per_m(1e5)}, r"stiffness = N_per_m\(100000.0\) is not allowed; expected it only with rung='penalty' \(rung 'projection' has no spring\)"),
+        ({"margin": mm(0.1), "rung": "projection", "damping": N_s_per_m(1.0)}, r"damping = N_s_per_m\(1.0\) is not allowed; expected it only with rung='penalty'"),
         ({"margin": mm(0.1), "rung": "penalty", "stiffness": N_per_m(0.0)}, r"stiffness = N_per_m\(0.0\) is not allowed; expected a positive stiffness"),
         ({"margin": mm(0.1), "rung": "penalty", "stiffness": mm(1.0)}, r"stiffness = mm\(1.0\) is not allowed; .*not a quantity of length \(m\)"),
         ({"margin": mm(0.1), "rung": "penalty", "stiffness": N_per_m(1e5), "damping": N_s_per_m(-1.0)}, r"damping = N_s_per_m\(-1.0\) is not allowed; expected a damping of zero or more"),
@@ -108,7 +108,7 @@ def test_projection_is_contact_with_the_projection_rung_and_saves_identically():
         ({"margin": s(0.1), "rung": "projection"}, r"margin = s\(0.1\) is not allowed; .*not a quantity of time \(s\)"),
         ({"margin": mm(0.1), "rung": "projection", "spacing": um(-1.0)}, r"spacing = um\(-1.0\) is not allowed"),
         ({"margin": mm(0.1), "rung": "projection", "rule": "bounce"}, r"rule = 'bounce' is not allowed; expected one of remove_outward"),
-        ({"margin": mm(0.1), "rung": "projection", "friction": 0.3}, r"setting 'friction' is not allowed; expected one of damping, margin, rule, rung, spacing, stiffness"),
+        ({"margin": mm(0.1), "rung": "projection", "friction": 0.3}, r"setting = 'friction' is not allowed; expected one of damping, margin, rule, rung, spacing, stiffness"),
     ],
 )
 def test_bad_inputs_are_clear_errors(kwargs, message):

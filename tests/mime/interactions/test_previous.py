@@ -31,9 +31,9 @@ def test_plan_calls_the_centre_confinement(monkeypatch):
         calls.update(kw)
         return "centre"
 
-    fake = types.ModuleType("mime.interactions._projection")
+    fake = types.ModuleType("mime.interactions._centre")
     fake.build_centre_confinement = build_centre_confinement
-    monkeypatch.setitem(sys.modules, "mime.interactions._projection", fake)
+    monkeypatch.setitem(sys.modules, "mime.interactions._centre", fake)
 
     class Body:
         projects_confinement = True

@@ -1,8 +1,9 @@
-"""Projected Gauss-Seidel is skipped where no held row starts below its target (``pgs_if``).
+"""The solve's shortcuts change no bit: no sweep where none is needed, none after a fixed point.
 
-The skip saves the sweeps on the steps that need none; it must change no bit of any step.
-Each scenario is run twice through a freshly traced scan: once as built, once with
-``pgs_if`` replaced by a version that always sweeps. The trajectories and the reports
+``mime.interactions._solve.solve`` skips the sweeps where no active row starts below its
+target, and stops once a sweep leaves the forces and speeds as they were. Each scenario is
+run twice through a freshly traced scan: once as built, once with ``solve`` replaced by the
+plain projected Gauss-Seidel of a fixed count of sweeps. The trajectories and the reports
 must be equal bit for bit, and the scenario must have steps of both kinds (some whose
 projection had to run and some whose did not), or the comparison would prove nothing.
 """
@@ -16,68 +17,83 @@ import pytest
 
 from mime import demos
 from mime.geometry import Sphere
-from mime.interactions import _projection
+from mime.interactions import _hold, _solve
 from mime.nodes import rigid
 from mime.nodes.rigid import ConstantLoad
 
 
 def _always(needed, K, u0, target, active, sweeps):
-    return _projection.pgs(K, u0, target, active, sweeps)
+    lam, u, hist = _solve.pgs(K, u0, target, active, sweeps)
+    keep = jnp.asarray(needed)
+    return jnp.where(keep, lam, jnp.zeros_like(lam)), jnp.where(keep, u, u0), jnp.where(keep, hist[-1], 0.0)
 
 
-def _run(body, steps):
+def _run(experiment, steps):
+    body = demos.body_of(experiment)
     with jax.enable_x64(True):
-        static, spec, params, arrays = body.step_inputs()
-        s0 = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in body.initial_state().items()}
+        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        s0 = jax.tree_util.tree_map(jnp.asarray, body.start)
 
-        def scan(params, arrays, s0):  # a new function each call: traced afresh, never a cached trace
+        def scan(inputs, s0):  # a new function each call: traced afresh, never a cached trace
             def one(state, k):
-                new, report = rigid.step(static, spec, params, arrays, state, {"time": k * demos.DT}, demos.DT)
+                new, report = rigid.step(inputs, state, k * demos.DT, demos.DT)
                 return new, (new, report)
 
             return jax.lax.scan(one, s0, jnp.arange(steps, dtype=jnp.float64))[1]
 
-        states, reports = jax.jit(scan)(params, arrays, s0)
+        states, reports = jax.jit(scan)(inputs, s0)
         return jax.tree_util.tree_map(np.asarray, (states, reports))
 
 
 def _microrobot():
-    body = demos.microrobot()
-    demos.attach(body, demos.NARROW_TUBE.inner_surface)
-    return body
+    return demos.attach(demos.microrobot(), demos.NARROW_TUBE.inner_surface)
 
 
 def _bouncing_ball():
     body = demos.make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                            velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
-    demos.attach(body, demos.FLOOR.surface)
-    return body
+    return demos.attach(body, demos.FLOOR.surface)
 
 
 @pytest.mark.parametrize("make, steps", [(_microrobot, 300), (_bouncing_ball, 200)], ids=["microrobot", "ball"])
-def test_skipping_the_sweeps_changes_no_bit(make, steps, monkeypatch):
-    skipped = _run(make(), steps)
-    monkeypatch.setattr(_projection, "pgs_if", _always)
+def test_the_solves_shortcuts_change_no_bit(make, steps, monkeypatch):
+    shortcut = _run(make(), steps)
+    monkeypatch.setattr(_hold, "solve", _always)
     swept = _run(make(), steps)
-    for a, b in zip(jax.tree_util.tree_leaves(skipped), jax.tree_util.tree_leaves(swept)):
+    for a, b in zip(jax.tree_util.tree_leaves(shortcut), jax.tree_util.tree_leaves(swept)):
         assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
-    reports = skipped[1]
-    pushed = reports["contact_push"] > 0
-    assert pushed.any() or reports["contact_impulse"].any(), "the scenario never needed a sweep"
-    assert not (reports["contact_impulse"] > 0).all() or not pushed.all(), "the scenario never skipped one"
+    reports = shortcut[1]
+    pushed = reports.contact_push > 0
+    assert pushed.any() or reports.contact_impulse.any(), "the scenario never needed a sweep"
+    assert not (reports.contact_impulse > 0).all() or not pushed.all(), "the scenario never skipped one"
 
 
-def test_pgs_if_returns_exactly_what_pgs_would_where_no_row_is_violated():
+def test_solve_returns_exactly_what_pgs_would():
     with jax.enable_x64(True):
         K = jnp.array([[2.0, 0.5], [0.5, 1.0]])
-        u0 = jnp.array([0.3, -0.0])
         target = jnp.array([0.1, -0.2])
         active = jnp.array([True, True])
-        ran = _projection.pgs(K, u0, target, active, 5)
-        skipped = _projection.pgs_if(jnp.array(False), K, u0, target, active, 5)
-        (lam_r, u_r, hist_r), (lam_s, u_s, hist_s) = ran, skipped
-        # the forces and the residual history are the same bits (+0.0); the speeds are the same
-        # numbers (a sweep may turn a -0.0 speed into +0.0, and no step reads the speeds back)
-        for a, b in ((lam_r, lam_s), (hist_r, hist_s)):
-            assert np.array_equal(np.asarray(a).view(np.uint8), np.asarray(b).view(np.uint8))
-        assert np.array_equal(np.asarray(u_r), np.asarray(u_s))
+        # nothing needed: no sweep, the forces +0.0 and the speeds as given
+        u0 = jnp.array([0.3, -0.0])
+        lam, u, last = _solve.solve(jnp.array(False), K, u0, target, active, 5)
+        assert np.asarray(lam).view(np.uint64).tolist() == [0, 0] and np.array_equal(np.asarray(u), np.asarray(u0))
+        assert float(last) == 0.0
+        # needed: the fixed count's forces, speeds and last residual, bit for bit, though it stops early
+        u0 = jnp.array([-0.3, -0.4])
+        ran = _solve.pgs(K, u0, target, active, 24)
+        stopped = _solve.solve(jnp.array(True), K, u0, target, active, 24)
+        for a, b in ((ran[0], stopped[0]), (ran[1], stopped[1]), (ran[2][-1], stopped[2])):
+            assert np.array_equal(np.atleast_1d(np.asarray(a)).view(np.uint8), np.atleast_1d(np.asarray(b)).view(np.uint8))
+
+
+def test_under_vmap_a_batch_that_needs_no_sweep_runs_none():
+    """Batched, the sweeps run while any member needs one: a batch needing none sweeps zero times."""
+    with jax.enable_x64(True):
+        K = jnp.eye(2)[None].repeat(3, axis=0)
+        u0 = jnp.ones((3, 2))
+        target = jnp.zeros((3, 2))
+        active = jnp.ones((3, 2), bool)
+        jaxpr = jax.make_jaxpr(jax.vmap(lambda *a: _solve.solve(jnp.any(a[1] < a[2]), *a, 24)))(K, u0, target, active)
+        assert "while" in str(jaxpr)
+        lam, u, _ = jax.vmap(lambda *a: _solve.solve(jnp.any(a[1] < a[2]), *a, 24))(K, u0, target, active)
+        assert np.array_equal(np.asarray(u), np.asarray(u0)) and not np.asarray(lam).any()

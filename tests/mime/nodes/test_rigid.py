@@ -11,6 +11,8 @@ from maddening.core import Node
 from mime.errors import ValidationError
 from mime.geometry import Capsule, Cylinder, Hull, Sphere, rotation
 from mime.interactions import Contact
+from mime._simulate import run_body
+from mime.dynamics import RigidState
 from mime.nodes import ConstantLoad, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
 from mime.nodes.rigid import free_solve
 
@@ -32,10 +34,10 @@ def test_velocity_solve_is_backward_euler_in_the_drag():
     b = _body(force=(1.0, 0.0, -2.0), translational_drag=0.5, rotational_drag=0.25, velocity=(1.0, 2.0, 3.0), angular_velocity=(0.0, 0.0, 1.0))
     dt = 0.1
     with jax.enable_x64(True):
-        s = b.initial_state()
-        out = free_solve(b._static(), b._params(), s, {}, dt)
-        v = np.asarray(out["velocity"])
-        w = np.asarray(out["angular_velocity"])
+        s = RigidState.from_mapping(b.initial_state())
+        out = free_solve(b.step_inputs(), s, 0.0, dt)
+        v = np.asarray(out.velocity)
+        w = np.asarray(out.angular_velocity)
     # m (v' - v) = dt (F - c v')
     assert np.allclose(2.0 * (v - [1, 2, 3]), dt * (np.array([1.0, 0.0, -2.0]) - 0.5 * v), atol=1e-14)
     assert np.allclose(np.array([1, 2, 3.0]) * (w - [0, 0, 1]), dt * (-0.25 * w), atol=1e-14)
@@ -43,17 +45,13 @@ def test_velocity_solve_is_backward_euler_in_the_drag():
 
 def test_a_symmetric_body_spinning_about_its_axis_keeps_its_spin_to_the_last_bit():
     b = RigidInertialNode(Cylinder(0.1, 0.5), mass=1.0, inertia=(2.0, 2.0, 1.0), angular_velocity=(1e-3, -2e-3, 7.3))
-    from mime._simulate import run_body
-
-    s, _ = run_body(b, 1e-2, 200)
-    assert np.all(s["angular_velocity"][:, 2] == 7.3)
+    run = run_body(b.step_inputs(), b.start, 1e-2, 200)
+    assert np.all(run.states.angular_velocity[:, 2] == 7.3)
 
 
 def test_update_is_one_step_of_the_run():
     b = _body(velocity=(0.1, 0.0, 0.0), angular_velocity=(0.0, 1.0, 0.0), torque=(0.0, 0.0, 0.5))
-    from mime._simulate import run_body
-
-    s, _ = run_body(b, 1e-3, 1)
+    s = run_body(b.step_inputs(), b.start, 1e-3, 1).states.to_mapping()
     with jax.enable_x64(True):
         st = {k: jnp.asarray(v, dtype=jnp.float64) for k, v in b.initial_state().items()}
         new = b.update(st, {"time": 0.0}, 1e-3)
@@ -67,9 +65,9 @@ def test_update_is_one_step_of_the_run():
 def test_rotating_field_torque_is_moment_cross_field():
     load = RotatingFieldTorque(moment=(1.0, 0.0, 0.0), field=2.0, frequency=0.25, axis=(0.0, 0.0, 1.0))
     with jax.enable_x64(True):
-        st = {"position": jnp.zeros(3), "orientation": jnp.array([1.0, 0.0, 0.0, 0.0])}
+        st = RigidState.at_rest(jnp.zeros(3))
         tau = np.asarray(load(1.0, st))  # a quarter turn: B along e2
-        B = np.asarray(RotatingFieldTorque.field_of({k: jnp.asarray(v) for k, v in load.parameters().items()}, 1.0))
+        B = np.asarray(load.field_at(1.0))
     assert np.allclose(tau, np.cross([1.0, 0, 0], B), atol=1e-15)
     assert np.linalg.norm(B) == pytest.approx(2.0)
 
@@ -77,8 +75,16 @@ def test_rotating_field_torque_is_moment_cross_field():
 def test_propulsion_thrust_follows_the_spin():
     load = SumLoad(ConstantLoad((0.0, 0.0, -1.0)), PropulsionForce(0.5))
     with jax.enable_x64(True):
-        st = {"position": jnp.zeros(3), "orientation": jnp.array([1.0, 0.0, 0.0, 0.0]), "angular_velocity": jnp.array([0.0, 0.0, 4.0])}
+        st = RigidState(jnp.zeros(3), jnp.array([1.0, 0.0, 0.0, 0.0]), jnp.zeros(3), jnp.array([0.0, 0.0, 4.0]))
         assert np.allclose(np.asarray(load(0.0, st)), [0.0, 0.0, 1.0])
+
+
+def test_a_load_is_a_pytree_whose_numbers_are_traced():
+    """Loads of one class share a compiled step: their numbers are leaves, their class the structure."""
+    a, b = ConstantLoad((0.0, 0.0, -1.0)), ConstantLoad((1.0, 2.0, 3.0))
+    assert jax.tree_util.tree_structure(a) == jax.tree_util.tree_structure(b)
+    field = RotatingFieldTorque((1e-6, 0.0, 0.0), 5e-3, 5.0)
+    assert len(jax.tree_util.tree_leaves(field)) == 7  # moment, field, frequency, axis, omega, e1, e2
 
 
 def test_document_round_trip_and_unsavable_callables():
@@ -108,9 +114,19 @@ def test_bad_input(kw, match):
         _body(**kw)
 
 
-def test_a_confinement_must_be_a_contacts():
-    with pytest.raises(ValidationError, match="confinement"):
-        _body().attach_confinement(object())
+def test_building_changes_no_body():
+    """The contact's plan is the built experiment's; the body is never attached to, and offers no way to be."""
+    from mime import Experiment, mm
+    from mime.scene import Floor
+
+    b = _body(position=(0.0, 0.0, 0.5))
+    before = b.to_document()
+    e = Experiment()
+    e.attach(Contact.Projection(margin=mm(0.1)), body=b, surface=Floor().surface)
+    built = e.build()
+    assert b.to_document() == before and not hasattr(b, "confinement")
+    assert not any(hasattr(b, name) for name in ("attach_confinement", "detach_confinement", "attach_wrench"))
+    assert built.step_inputs(b).hold is built.confinement(b).hold
 
 
 @pytest.mark.parametrize("argument", ["position", "velocity", "angular_velocity", "inertia"])
@@ -128,7 +144,7 @@ def test_constant_load_vector_is_never_parsed_from_text_or_complex(value):
         ConstantLoad(value)
     with pytest.raises(ValidationError, match=r"force = "):
         _body(force=value)
-    assert ConstantLoad(np.array([0, 0, -1])).vector == (0.0, 0.0, -1.0)
+    assert ConstantLoad(np.array([0, 0, -1])).vector.tolist() == [0.0, 0.0, -1.0]
 
 
 @pytest.mark.parametrize("argument", ["translational_drag", "rotational_drag"])

@@ -1,9 +1,11 @@
-"""The penalty rung as the contact entry builds it: settings, plan, hand-over, the bar as an experiment."""
+"""The penalty rung as the contact entry builds it: settings, plan, delivery, the bar as an experiment."""
 
 import jax
 import numpy as np
 import pytest
 
+from mime._pytree import replace
+from mime.dynamics import RigidState
 from mime import Contact, Experiment, ValidationError, mm
 from mime.geometry import Box, Hull, PointSet
 from mime.interactions._penalty import PenaltyPlan
@@ -48,29 +50,32 @@ def test_plan_builds_springs_in_si_and_the_margin_is_where_they_engage():
     assert (plan.stiffness, plan.damping) == (1e5, 3.0) and plan.margin == pytest.approx(1e-5, rel=1e-15)
     np.testing.assert_array_equal(plan.points, [[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]])
     with jax.enable_x64(True):
-        state = {k: jax.numpy.asarray(v) for k, v in body.initial_state().items()}
+        state = RigidState.from_mapping(body.initial_state())
         f, gap = plan.forces(state)  # resting on the floor: each foot 10 um inside the margin
         np.testing.assert_allclose(np.asarray(gap), [-1e-5, -1e-5], rtol=1e-12)
         np.testing.assert_allclose(np.asarray(f), [1.0, 1.0], rtol=1e-12)
-        state["position"] = jax.numpy.asarray([0.0, 0.0, 2e-5])  # above the margin: no force
+        state = replace(state, position=jax.numpy.asarray([0.0, 0.0, 2e-5]))  # above the margin: no force
         np.testing.assert_array_equal(np.asarray(plan.forces(state)[0]), [0.0, 0.0])
 
 
-def test_build_hands_the_springs_into_the_applied_wrench_once_and_a_rebuild_replaces_them():
+def test_build_delivers_the_springs_into_the_applied_wrench_and_a_rebuild_plans_them_afresh():
+    from mime.nodes.rigid import applied_loads
+
     body = _feet(z=-1e-4)
     e = Experiment()
     e.attach(Contact.Penalty(margin=um(1.0), stiffness=N_per_m(K)), body=body, surface=Floor().surface)
-    first = e.build("exploratory").planned[0].planned
-    assert body.wrenches == (first,)
-    second = e.build("verification" if False else "exploratory")  # unchanged: the same build
-    assert body.wrenches == (first,) and second.planned[0].planned is first
-    e.add(Floor(1.0), name="elsewhere")  # a change: the next build takes the old springs back
-    rebuilt = e.build("exploratory").planned[0].planned
-    assert rebuilt is not first and body.wrenches == (rebuilt,)
+    built = e.build("exploratory")
+    first = built.planned[0].planned
+    assert built.step_inputs(body).wrenches == (first,) and built.confinement(body) is None
+    second = e.build("exploratory")  # unchanged: the same build
+    assert second.planned[0].planned is first
+    e.add(Floor(1.0), name="elsewhere")  # a change: the next build plans again
+    rebuilt = e.build("exploratory")
+    assert rebuilt.planned[0].planned is not first and rebuilt.step_inputs(body).wrenches == (rebuilt.planned[0].planned,)
     with jax.enable_x64(True):
-        rates = body.derivatives(body.initial_state(), None)["velocity"]
-    # two feet 101 um inside the margin: 2 k 1.01e-4 = 20.2 N up on 2 kg
-    np.testing.assert_allclose(np.asarray(rates), [0.0, 0.0, 10.1], rtol=1e-9)
+        F, _ = applied_loads(rebuilt.step_inputs(body), RigidState.from_mapping(body.initial_state()), 0.0)
+    # two feet 101 um inside the margin: 2 k 1.01e-4 = 20.2 N up
+    np.testing.assert_allclose(np.asarray(F), [0.0, 0.0, 20.2], rtol=1e-9)
 
 
 def test_the_requires_row_refuses_a_body_that_takes_no_applied_wrench():
@@ -85,7 +90,7 @@ def test_the_requires_row_refuses_a_body_that_takes_no_applied_wrench():
 
 def test_a_hull_less_body_is_refused_with_a_clear_error():
     body = RigidInertialNode(Hull(extent=0.01), mass=1.0, inertia=(1.0, 1.0, 1.0))
-    with pytest.raises(ValidationError, match="has no hull; the penalty rung needs hull points"):
+    with pytest.raises(ValidationError, match="body = 'RigidInertialNode' is not allowed; expected a body with a hull"):
         Contact.Penalty(margin=mm(0.1), stiffness=N_per_m(K)).plan(body=body, surface=Floor().surface, profile="exploratory")
 
 

@@ -47,17 +47,19 @@ def _body(z=-1e-4, **kw):
                              position=(0.0, 0.0, z), **kw)
 
 
-def test_plan_delivers_into_the_applied_wrench_and_takes_back():
+def test_plan_delivers_into_the_applied_wrench():
+    from mime.dynamics import RigidState
+    from mime.nodes.rigid import applied_loads
+
     with jax.enable_x64(True):
         body = _body(force=(0.0, 0.0, -19.62))
         plan = plan_penalty(body=body, surface=Plane(), stiffness=K, points=[[-0.1, 0, 0], [0.1, 0, 0]])
-        before = body.derivatives(body.initial_state(), None)["velocity"]
-        plan.hand_over(body)
-        after = body.derivatives(body.initial_state(), None)["velocity"]
-        # two points each 1e-4 into the floor: 2 * k * 1e-4 = 20 N up, on 2 kg
-        np.testing.assert_allclose(np.asarray(after - before), [0.0, 0.0, 10.0], atol=1e-12)
-        plan.take_back()
-        np.testing.assert_allclose(np.asarray(body.derivatives(body.initial_state(), None)["velocity"]), np.asarray(before))
+        state = RigidState.from_mapping(body.initial_state())
+        before, _ = applied_loads(body.step_inputs(), state, 0.0)
+        after, _ = applied_loads(body.step_inputs(wrenches=(plan,)), state, 0.0)
+        # two points each 1e-4 into the floor: 2 * k * 1e-4 = 20 N up
+        np.testing.assert_allclose(np.asarray(after - before), [0.0, 0.0, 20.0], atol=1e-10)
+        assert plan.feeds == "body.applied_wrench" and body.step_inputs().wrenches == ()  # the body is unchanged
 
 
 def test_plan_runs_under_the_bodys_compiled_scan():
@@ -65,9 +67,8 @@ def test_plan_runs_under_the_bodys_compiled_scan():
 
     body = _body(z=-2e-4)
     plan = plan_penalty(body=body, surface=Plane(), stiffness=K, points=[[-0.1, 0, 0], [0.1, 0, 0]])
-    plan.hand_over(body)
-    states, _ = run_body(body, 1e-5, 20)
-    z = states["position"][:, 2]
+    states = run_body(body.step_inputs(wrenches=(plan,)), body.start, 1e-5, 20).states
+    z = states.position[:, 2]
     assert z[-1] > -2e-4  # pushed out of the floor
     assert np.all(np.isfinite(z))
 

@@ -52,3 +52,21 @@ def test_surfaces_are_equal_by_their_parameters():
 def test_bad_input(make, match):
     with pytest.raises(ValidationError, match=match):
         make()
+
+
+@pytest.mark.parametrize("offset", [8.5e-160, -8.5e-160, 1e-300, 0.0])
+def test_a_point_within_a_subnormal_square_of_the_axis_takes_the_fallback_normal_on_every_backend(offset):
+    """Found on a GPU: 8.5e-160 m off the axis of Tube(radius=4.0), the squared radial offset is
+    subnormal, which CUDA flushes to zero; the old guard (squared length <= 0) then decided unlike
+    the CPU and gave a normal of length 1.0000015 along the axis. The guard now compares the largest
+    component with sqrt(tiny), so every backend takes the unit fallback normal."""
+    tube = Tube(radius=4.0)
+    with jax.enable_x64(True):
+        d, n = tube.inner_surface.distance_and_normal(jnp.array([0.7, offset, 0.0]))
+        n = np.asarray(n)
+        assert float(d) == 4.0
+        assert n.tolist() == [0.0, -1.0, 0.0] and float(np.linalg.norm(n)) == 1.0
+    # just above the guard the radial direction is taken, and it is a unit vector
+    with jax.enable_x64(True):
+        _, n = tube.inner_surface.distance_and_normal(jnp.array([0.7, -2e-154, 0.0]))
+        assert np.asarray(n).tolist() == [0.0, 1.0, 0.0]

@@ -1,0 +1,318 @@
+"""Bench: MIME's contact step per body-step, for one body and for a batch, against MuJoCo and MJX.
+
+Usage::
+
+    .venv/bin/python bench/contact_speed.py                      # every scene, 1 and 1,000 bodies
+    .venv/bin/python bench/contact_speed.py --bodies 1000,100000 --scenes ball_rest --repeat 3
+    .venv/bin/python bench/contact_speed.py --no-peers           # MIME only (no MuJoCo installed)
+
+Each scene is declared once here and built for every engine from the same numbers (book scale:
+a 1 mg body, sub-millimetre hulls, dt = 1 ms, g = 9.81 m/s^2, margin 0.1 mm, float64):
+
+- ``ball_rest``: a ball of radius 0.4 mm resting on the floor, at the margin;
+- ``ball_drop``: the ball dropped from 0.3 mm above the margin at 0.1 m/s, landing within the run;
+- ``capsule_tilt``: a capsule (radius 0.25 mm, length 1 mm) tilted 30 degrees, landing on one end;
+- ``box_incline``: a box (0.6 x 0.4 x 0.3 mm) sliding down a frictionless 20 degree incline.
+
+A batch gives each body its own start (the scene's start moved along the floor by a random offset,
+the same for every engine). Figures are microseconds per body-step, compile time excluded, the
+best of ``--repeat`` timed runs (each ends with ``block_until_ready``), as MIME:
+
+- **MIME, one body**: ``mime.nodes.rigid.step`` rolled by ``lax.scan`` under one ``jax.jit``
+  (the public ``run_scan``, whose outputs are every state and report of every step);
+- **MIME, batch**: the same scan under ``jax.jit(jax.vmap(...))`` over the bodies, keeping the
+  final states only (as the peers' batched runs do);
+
+and the peers in the same run:
+
+- **MuJoCo mj_step**: a Python loop of ``mujoco.mj_step`` on one body;
+- **MuJoCo rollout**: ``mujoco.rollout.rollout`` (C, one thread) on the batch's initial states;
+- **MJX**: ``mujoco.mjx.step`` rolled by ``lax.scan`` under ``jax.jit(jax.vmap(...))``, float64
+  where JAX's x64 is enabled (as MIME runs).
+
+MuJoCo's settings are those of the MuJoCo witness (Newton solver, tolerance 1e-12, condim 1, the
+margin on the body's geom only, its default contact softness); MuJoCo holds a contact softly and
+MIME exactly, so the figures compare the cost of a step of each model on the same scene, not two
+implementations of one model. The targets (issue 26) are printed beside the figures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import time
+from dataclasses import dataclass
+from functools import partial
+from typing import Any, Callable
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+DT = 1e-3
+G = 9.81
+MARGIN = 1e-4
+MASS = 1e-6
+RADIUS = 4e-4
+TARGETS = {
+    "batch": "at or below MJX's us per body-step (stretch: MuJoCo rollout's)",
+    "one": "within 3x of MuJoCo rollout's us per step",
+    "batch_vs_one": "batched us per body-step at or below one body's",
+}
+
+
+@dataclass(frozen=True)
+class Scene:
+    """One scene, declared once: what each engine is built from (SI units, world frame)."""
+
+    name: str
+    shape: str  # "sphere", "capsule" or "box"
+    size: tuple[float, ...]  # sphere (r,), capsule (r, half length), box (half extents)
+    position: tuple[float, float, float]
+    velocity: tuple[float, float, float]
+    orientation: tuple[float, float, float, float]
+    floor_tilt_deg: float = 0.0
+
+
+def _tilt(deg: float) -> tuple[float, float, float, float]:
+    h = math.radians(deg) / 2
+    return (math.cos(h), 0.0, math.sin(h), 0.0)
+
+
+def _normal(deg: float) -> tuple[float, float, float]:
+    """The outward normal of a floor tilted ``deg`` degrees about ``y`` (rising along ``-x``)."""
+    t = math.radians(deg)
+    return (-math.sin(t), 0.0, math.cos(t))
+
+
+def _scenes() -> dict[str, Scene]:
+    cap_r, cap_half = 2.5e-4, 5e-4
+    tilt = math.radians(30.0)
+    cap_z = cap_half * math.sin(tilt) + cap_r + MARGIN  # the low end's ball at the margin
+    box = (3e-4, 2e-4, 1.5e-4)
+    return {
+        "ball_rest": Scene("ball_rest", "sphere", (RADIUS,), (0.0, 0.0, RADIUS + MARGIN), (0.0, 0.0, 0.0), (1.0, 0, 0, 0)),
+        "ball_drop": Scene("ball_drop", "sphere", (RADIUS,), (0.0, 0.0, RADIUS + MARGIN + 3e-4), (0.0, 0.0, -0.1),
+                           (1.0, 0, 0, 0)),
+        "capsule_tilt": Scene("capsule_tilt", "capsule", (cap_r, cap_half), (0.0, 0.0, cap_z), (0.0, 0.0, -0.01),
+                              _tilt(60.0)),
+        "box_incline": Scene("box_incline", "box", box, tuple(float(c) * (box[2] + MARGIN) for c in _normal(20.0)),
+                             (0.0, 0.0, 0.0), _tilt(-20.0), floor_tilt_deg=20.0),
+    }
+
+
+def _offsets(n: int, seed: int = 0) -> np.ndarray:
+    """Each body's offset along the floor, m (the first body at the scene's own start)."""
+    rng = np.random.default_rng(seed)
+    out = np.zeros((n, 3))
+    out[1:, :2] = rng.uniform(-2e-3, 2e-3, size=(n - 1, 2))
+    return out
+
+
+def _best(fn: Callable[[], Any], repeat: int) -> float:
+    times = []
+    for _ in range(repeat):
+        t0 = time.perf_counter()
+        fn()
+        times.append(time.perf_counter() - t0)
+    return min(times)
+
+
+# ---------------------------------------------------------------------------------------
+# MIME
+# ---------------------------------------------------------------------------------------
+def _mime_scene(scene: Scene):
+    from mime import Contact, Experiment, mm
+    from mime.demos import solid_inertia
+    from mime.geometry import Box, Capsule, Sphere
+    from mime.nodes import ConstantLoad, RigidInertialNode
+    from mime.scene import Plane
+
+    if scene.shape == "sphere":
+        hull = Sphere(scene.size[0])
+    elif scene.shape == "capsule":
+        hull = Capsule(radius=scene.size[0], length=2 * scene.size[1])
+    else:
+        hull = Box(*(2 * h for h in scene.size))
+    normal = _normal(scene.floor_tilt_deg)
+    body = RigidInertialNode(hull, mass=MASS, inertia=solid_inertia(hull, MASS), position=scene.position,
+                             velocity=scene.velocity, orientation=scene.orientation,
+                             force=ConstantLoad((0.0, 0.0, -MASS * G)), name=scene.name)
+    plane = Plane((0.0, 0.0, 0.0), normal)
+    e = Experiment()
+    e.attach(Contact.Projection(margin=mm(MARGIN * 1e3)), body=body, surface=plane)
+    return body, e.build().step_inputs(body)
+
+
+def _final(inputs: Any, state: Any, dt: Any, steps: int) -> Any:
+    from mime.nodes.rigid import step
+
+    def body(s: Any, k: Any) -> tuple[Any, None]:
+        new, _ = step(inputs, s, k * dt, dt)
+        return new, None
+
+    return jax.lax.scan(body, state, jnp.arange(steps, dtype=jnp.float64))[0]
+
+
+def mime_times(scene: Scene, n: int, steps: int, repeat: int) -> dict[str, float]:
+    from mime.dynamics import RigidState
+    from mime.nodes.rigid import run_scan
+
+    body, inputs = _mime_scene(scene)
+    out: dict[str, float] = {}
+    with jax.enable_x64(True):
+        inputs = jax.tree_util.tree_map(jnp.asarray, inputs)
+        start = jax.tree_util.tree_map(jnp.asarray, body.start)
+        if n == 1:
+            block = lambda: jax.block_until_ready(run_scan(inputs, start, DT, steps))  # noqa: E731
+            t0 = time.perf_counter()
+            block()
+            out["compile_s"] = time.perf_counter() - t0
+            out["us"] = _best(block, repeat) / steps * 1e6
+            return out
+        states = RigidState(jnp.asarray(np.asarray(body.start.position) + _offsets(n)),
+                            *(jnp.broadcast_to(jnp.asarray(getattr(body.start, k)), (n, len(getattr(body.start, k))))
+                              for k in RigidState.FIELDS[1:]))
+        batched = jax.jit(jax.vmap(partial(_final, steps=steps), in_axes=(None, 0, None)))
+        block = lambda: jax.block_until_ready(batched(inputs, states, DT))  # noqa: E731
+        t0 = time.perf_counter()
+        block()
+        out["compile_s"] = time.perf_counter() - t0
+        out["us"] = _best(block, repeat) / (steps * n) * 1e6
+    return out
+
+
+# ---------------------------------------------------------------------------------------
+# MuJoCo and MJX
+# ---------------------------------------------------------------------------------------
+def _mjcf(scene: Scene) -> str:
+    from mime.demos import solid_inertia
+    from mime.geometry import Box, Capsule, Sphere
+
+    if scene.shape == "sphere":
+        geom, hull = f'type="sphere" size="{scene.size[0]}"', Sphere(scene.size[0])
+    elif scene.shape == "capsule":
+        geom, hull = f'type="capsule" size="{scene.size[0]} {scene.size[1]}"', Capsule(scene.size[0], 2 * scene.size[1])
+    else:
+        geom, hull = 'type="box" size="{} {} {}"'.format(*scene.size), Box(*(2 * h for h in scene.size))
+    inertia = " ".join(str(c) for c in solid_inertia(hull, MASS))
+    t = scene.floor_tilt_deg / 2
+    floor_quat = f"{math.cos(math.radians(t))} 0 {-math.sin(math.radians(t))} 0"
+    pos = " ".join(str(c) for c in scene.position)
+    quat = " ".join(str(c) for c in scene.orientation)
+    return f"""
+<mujoco>
+  <option timestep="{DT}" gravity="0 0 {-G}" solver="Newton" tolerance="1e-12" cone="pyramidal"/>
+  <worldbody>
+    <geom type="plane" size="1 1 0.1" quat="{floor_quat}" condim="1"/>
+    <body pos="{pos}" quat="{quat}">
+      <freejoint/>
+      <inertial pos="0 0 0" mass="{MASS}" diaginertia="{inertia}"/>
+      <geom {geom} margin="{MARGIN}" condim="1" contype="1" conaffinity="1"/>
+    </body>
+  </worldbody>
+</mujoco>"""
+
+
+def mujoco_times(scene: Scene, n: int, steps: int, repeat: int, mjx: bool, rollout_max: int) -> dict[str, float]:
+    import mujoco
+    from mujoco import rollout
+
+    model = mujoco.MjModel.from_xml_string(_mjcf(scene))
+    data = mujoco.MjData(model)
+    out: dict[str, float] = {}
+    data.qvel[:3] = scene.velocity
+    mujoco.mj_forward(model, data)
+    if n == 1:
+        def loop() -> None:
+            d = mujoco.MjData(model)
+            d.qvel[:3] = scene.velocity
+            for _ in range(steps):
+                mujoco.mj_step(model, d)
+
+        out["mj_step_us"] = _best(loop, repeat) / steps * 1e6
+    spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
+    size = mujoco.mj_stateSize(model, spec)
+    state0 = np.zeros(size)
+    mujoco.mj_getState(model, data, state0, spec)
+    states = np.repeat(state0[None], n, axis=0)
+    states[:, 1:4] += _offsets(n)  # time, then qpos: position first
+    if n <= rollout_max:
+        with rollout.Rollout(nthread=0) as r:
+            r.rollout(model, data, states, nstep=steps)  # warm
+            out["rollout_us"] = _best(lambda: r.rollout(model, data, states, nstep=steps), repeat) / (steps * n) * 1e6
+    if mjx:
+        try:
+            out.update(_mjx_times(model, scene, n, steps, repeat))
+        except Exception as exc:  # noqa: BLE001 - a peer that does not run is reported, not fatal
+            out["mjx_error"] = f"{type(exc).__name__}: {exc}"[:120]  # type: ignore[assignment]
+    return out
+
+
+def _mjx_times(model: Any, scene: Scene, n: int, steps: int, repeat: int) -> dict[str, float]:
+    from mujoco import mjx
+
+    with jax.enable_x64(True):
+        m = mjx.put_model(model)
+        d0 = mjx.make_data(m)
+        qpos = jnp.asarray(np.asarray(model.qpos0) + np.concatenate([[0.0, 0.0, 0.0], np.zeros(model.nq - 3)]))
+        qpos = qpos.at[:3].set(jnp.asarray(scene.position)).at[3:7].set(jnp.asarray(scene.orientation))
+        qvel = jnp.zeros(model.nv).at[:3].set(jnp.asarray(scene.velocity))
+        offsets = jnp.asarray(_offsets(n))
+
+        def one(offset: Any) -> Any:
+            d = d0.replace(qpos=qpos.at[:3].add(offset), qvel=qvel)
+
+            def body(d: Any, _: Any) -> tuple[Any, None]:
+                return mjx.step(m, d), None
+
+            return jax.lax.scan(body, d, None, length=steps)[0].qpos
+
+        run = jax.jit(jax.vmap(one))
+        block = lambda: jax.block_until_ready(run(offsets))  # noqa: E731
+        block()
+        return {"mjx_us": _best(block, repeat) / (steps * n) * 1e6}
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--scenes", default="ball_rest,ball_drop,capsule_tilt,box_incline")
+    parser.add_argument("--bodies", default="1,1000", help="batch sizes (1 is the single body)")
+    parser.add_argument("--steps", type=int, default=1000, help="steps of a single body's run")
+    parser.add_argument("--batch-steps", type=int, default=100, help="steps of a batch's run")
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--no-peers", action="store_true", help="MIME only")
+    parser.add_argument("--no-mjx", action="store_true")
+    parser.add_argument("--rollout-max", type=int, default=10_000,
+                        help="the largest batch MuJoCo's rollout runs (it runs on the host's CPU)")
+    options = parser.parse_args()
+    scenes = _scenes()
+    sizes = [int(s) for s in options.bodies.split(",")]
+    print(f"jax {jax.__version__} on {jax.devices()[0].platform}; load {os.getloadavg()[0]:.1f}; "
+          f"best of {options.repeat}; us per body-step, compile excluded")
+    for key, text in TARGETS.items():
+        print(f"  target ({key}): {text}")
+    for name in options.scenes.split(","):
+        scene = scenes[name]
+        for n in sizes:
+            steps = options.steps if n == 1 else options.batch_steps
+            mime = mime_times(scene, n, steps, options.repeat)
+            line = f"{name:13s} n={n:<7d} MIME {mime['us']:9.3f} (compile {mime['compile_s']:.1f} s)"
+            if not options.no_peers:
+                peer = mujoco_times(scene, n, steps, options.repeat, mjx=not options.no_mjx and n > 1,
+                                    rollout_max=options.rollout_max)
+                if "rollout_us" in peer:
+                    ro = peer["rollout_us"]
+                    line += f" | MuJoCo rollout {ro:8.3f}  MIME/rollout {mime['us'] / ro:6.2f}"
+                if "mj_step_us" in peer:
+                    line += f" | mj_step loop {peer['mj_step_us']:8.3f}"
+                if "mjx_us" in peer:
+                    line += f" | MJX {peer['mjx_us']:8.3f}  MIME/MJX {mime['us'] / peer['mjx_us']:6.2f}"
+                elif "mjx_error" in peer:
+                    line += f" | MJX failed: {peer['mjx_error']}"
+            print(line, flush=True)
+
+
+if __name__ == "__main__":
+    main()

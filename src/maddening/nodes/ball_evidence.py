@@ -69,10 +69,10 @@ __all__ = [
 ]
 
 STEP_CAPACITY = 32768
-"""The most steps one drop may take: the length of the compiled programs' scan (a drop from 1 m over 3 s at 1e-4 s is 30000)."""
+"""The most steps one drop may take, the length of the compiled programs' scan (a drop over 3 s at 1e-4 s takes 30000)."""
 
 DROP_BLOCK = 4
-"""How many drops one run of a compiled program takes: a call runs its drops in blocks of this many, the
+"""How many drops one run of a compiled program takes. A call runs its drops in blocks of this many, the
 last block padded, so that every call, whatever its number of drops, uses the same program."""
 
 BALL_MMS = ManufacturedSolution(
@@ -228,7 +228,7 @@ def scheme_drop(case: DropCase = SEED_DROP) -> dict[str, float]:
 
 
 SEED_THRESHOLD = 1e-4
-"""The seed's contact-speed threshold, m/s: an impact at or below it stops the ball (kept here for ``scheme_steps``)."""
+"""The seed's contact-speed threshold in m/s, kept here for ``scheme_steps``. An impact at or below it stops the ball."""
 
 
 def scheme_steps(cases: Sequence[DropCase], threshold: float = SEED_THRESHOLD) -> list[dict[str, np.ndarray]]:

@@ -16,11 +16,6 @@ and its derivatives are::
     dx/d|g| = (e t_c tau + e t_c^2 - tau^2 - tau t_c) / 2
     dx/de   = |g| t_c tau
 
-The per-step scheme has a closed form of its own (``scheme_drop``): from rest,
-``v_n = -|g| n dt`` and ``x_n = x_t + h - |g| dt^2 n (n + 1) / 2``; the contact is
-seen at the first step ``n*`` that ends below the table, where ``x <- x_t`` and
-``v <- e |g| n* dt``; ``j`` steps later ``x = x_t + |g| dt^2 (j e n* - j (j + 1) / 2)``.
-
 Every drop runs in one of two compiled programs per contact route, whatever its
 step, length or parameters: ``DROP_BLOCK`` drops side by side under ``vmap``, each
 ``lax.scan`` ``STEP_CAPACITY`` steps long, a drop that has reached its own number of
@@ -62,10 +57,7 @@ __all__ = [
     "ball_order_ladder",
     "mechanical_energy",
     "one_step_difference",
-    "SEED_THRESHOLD",
-    "scheme_drop",
     "scheme_energy",
-    "scheme_steps",
 ]
 
 STEP_CAPACITY = 32768
@@ -186,86 +178,6 @@ def exact_drop_sensitivities(times: Any, case: DropCase = SEED_DROP) -> dict[str
         "dxdg": np.where(before, -t * t / 2, (e * tc * tau + e * tc * tc - tau * tau - tau * tc) / 2),
         "dxde": np.where(before, 0.0, g * tc * tau),
     }
-
-
-def scheme_drop(case: DropCase = SEED_DROP) -> dict[str, float]:
-    """The per-step scheme's drop in closed form: the seed's difference equations solved by hand.
-
-    From rest, ``n*`` is the first step with ``h - |g| dt^2 n (n + 1) / 2 < 0`` (the
-    step at whose end the contact is seen). With ``j = N - n*`` steps after it
-    (``N = T / dt``) and the branch of every step held as taken::
-
-        x(T)    = x_t + |g| dt^2 (j e n* - j (j + 1) / 2)
-        dx/dh   = 0
-        dx/d|g| = (x(T) - x_t) / |g|
-        dx/de   = |g| dt^2 j n*
-
-    Also returned: ``contact_step`` ``n*``, ``late`` (``n* dt - t_c``, how late the contact
-    is seen), ``below`` (how far below the table the free step that saw it ended,
-    ``|g| dt^2 n* (n* + 1) / 2 - h``), and ``apex`` (the highest grid position of the
-    rebound above the table, at ``j = floor(e n*)``). It assumes an impact faster than
-    ``BallNode.CONTACT_SPEED_THRESHOLD`` and no second contact before ``T``.
-    """
-    h, g, e, dt = case.height, case.gravity, case.elasticity, case.dt
-    n = math.ceil(math.sqrt(2.0 * h / (g * dt * dt)))  # a first guess, then the exact first step below
-    while n > 1 and h - g * dt * dt * (n - 1) * n / 2.0 < 0:
-        n -= 1
-    while not h - g * dt * dt * n * (n + 1) / 2.0 < 0:
-        n += 1
-    j = case.steps - n
-    up = math.floor(e * n)
-    rise = g * dt * dt * (j * e * n - j * (j + 1) / 2.0)
-    return {
-        "x": case.table + rise,
-        "dxdh": 0.0,
-        "dxdg": rise / g,
-        "dxde": g * dt * dt * j * n,
-        "contact_step": n,
-        "late": n * dt - case.contact_time,
-        "below": g * dt * dt * n * (n + 1) / 2.0 - h,
-        "apex": g * dt * dt * (up * e * n - up * (up + 1) / 2.0),
-    }
-
-
-SEED_THRESHOLD = 1e-4
-"""The seed's contact-speed threshold in m/s, kept here for ``scheme_steps``. An impact at or below it stops the ball."""
-
-
-def scheme_steps(cases: Sequence[DropCase], threshold: float = SEED_THRESHOLD) -> list[dict[str, np.ndarray]]:
-    """The seed's per-step scheme stepped again in NumPy, independently of ``BallNode``: ``t``, ``x`` and ``v`` of each drop.
-
-    Each step is, as the seed writes it::
-
-        v' = v + g dt,   x' = x + dt v',   then if x' < x_t:  x' = x_t,
-        v' = 0 if |v'| <= threshold else -e v'
-
-    with ``g = -|g|``, from rest at ``x_t + h``. The drops run side by side, each for its
-    own number of steps. A reference for ``BallNode.update``'s default route: it shares no
-    code with it (not even the threshold, which is the seed's figure).
-    """
-    if isinstance(cases, DropCase) or not cases or not all(isinstance(c, DropCase) for c in cases):
-        raise invalid("cases", cases, "a non-empty sequence of DropCase", where="scheme_steps")
-    g = -np.array([c.gravity for c in cases])
-    e = np.array([c.elasticity for c in cases])
-    dt = np.array([c.dt for c in cases])
-    table = np.array([c.table for c in cases])
-    steps = np.array([c.steps for c in cases])
-    x = table + np.array([c.height for c in cases])
-    v = np.zeros_like(x)
-    xs, vs = [x], [v]
-    for n in range(int(steps.max())):
-        v_new = v + g * dt
-        x_new = x + dt * v_new
-        hit = x_new < table
-        bounced = np.where(np.abs(v_new) <= threshold, 0.0, -e * v_new)
-        live = n < steps
-        x = np.where(live, np.where(hit, table, x_new), x)
-        v = np.where(live, np.where(hit, bounced, v_new), v)
-        xs.append(x)
-        vs.append(v)
-    xs, vs = np.array(xs), np.array(vs)
-    return [{"t": np.arange(c.steps + 1) * c.dt, "x": xs[: c.steps + 1, i], "v": vs[: c.steps + 1, i]}
-            for i, c in enumerate(cases)]
 
 
 # -- the compiled drops ------------------------------------------------------------------------------

@@ -31,6 +31,8 @@ CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
+TESTING = "book/testing.md"
+VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 MUJOCO = "book/mime/mujoco.md"
 
@@ -49,21 +51,29 @@ _RIGID = "mime/nodes/rigid.py"
 _PEER = "mime/peer.py"
 
 FAULTS: tuple[Fault, ...] = (
-    # -- the ball ---------------------------------------------------------------------------------
+    # -- the ball (book/maddening/ball.md, ball-evidence.md, verification.md) ----------------------------
     Fault("ball_declared_order_2", "ball",
           "BallNode declares temporal order 2 for its first-order step.",
           (Patch(_BALL, "order=DiscretizationOrder(spatial=None, temporal=1.0)",
                  "order=DiscretizationOrder(spatial=None, temporal=2.0)"),),
-          ("book/maddening/verification.md",), ("verification_madd_ver_010",)),
+          (VERIFICATION, BALL, TESTING), ("verification_madd_ver_010", "ball_order", "ball_order_midpoint",
+                                          "faults_patches_apply")),
+    Fault("ball_order_declared_positionally", "ball",
+          "BallNode writes its order positionally, DiscretizationOrder(1.0), which fills the spatial slot: "
+          "it declares a spatial order and no temporal one.",
+          (Patch(_BALL, "order=DiscretizationOrder(spatial=None, temporal=1.0)", "order=DiscretizationOrder(1.0)"),),
+          (BALL,), ("ball_no_spatial_order",)),
     Fault("ball_position_from_old_velocity", "ball",
           "The step moves the position with the old velocity: forward Euler, not the semi-implicit scheme.",
           (Patch(_BALL, "x_new = x + v_new * h", "x_new = x + v * h"),),
-          (BALL,), ("ball_ano011_step_difference",)),
+          (BALL, VERIFICATION),
+          ("ball_ano011_step_difference", "ball_step_is_affine_map", "ball_order_as_recorded",
+           "verification_madd_ver_010_observed_order_finest")),
     Fault("ball_located_restitution_sqrt", "ball",
           "Located contact rebounds at sqrt(e) times the impact speed (a restitution law on energy, not velocity).",
           (Patch(_BALL, "jnp.where(slow, jnp.zeros_like(v_in), -e * v_in)",
                  "jnp.where(slow, jnp.zeros_like(v_in), -jnp.sqrt(e) * v_in)"),),
-          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2", "ball_threshold_bounces_faster_impact")),
     Fault("ball_threshold_dropped", "ball",
           "The per-step contact never zeroes a slow impact: the contact-speed threshold is dropped.",
           (Patch(_BALL, "slow = jnp.abs(v_new) <= self.CONTACT_SPEED_THRESHOLD", "slow = jnp.abs(v_new) < 0.0"),),
@@ -78,6 +88,31 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_BALL, "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v_new)",
                  "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v)"),),
           (BALL_EVIDENCE,), ("ball_per_step_dxdg_as_recorded",)),
+    Fault("ball_contact_mirrors_position", "ball",
+          "The per-step contact mirrors the position about the table (x <- 2 x_t - x) instead of putting the ball on it.",
+          (Patch(_BALL, '"position": jnp.where(hit, table, x_new),', '"position": jnp.where(hit, 2 * table - x_new, x_new),'),),
+          (BALL_EVIDENCE,), ("ball_sweep_energy_never_rises_falling", "ball_lim5_update_position",
+                             "ball_per_step_dxdh_is_zero")),
+    Fault("ball_contact_tests_start_position", "ball",
+          "The per-step contact tests the position the step started from, not the one it ended at: "
+          "a ball is seen below the table one step late.",
+          (Patch(_BALL, "hit = x_new < table", "hit = x < table"),),
+          (BALL_EVIDENCE,), ("ball_late_contact", "ball_free_penetration", "ball_threshold_stops_slow_impact",
+                             "ball_lim5_update_position")),
+    Fault("ball_derivatives_rates_swapped", "ball",
+          "derivatives() returns the two rates in each other's places: the position's rate is g, the velocity's v.",
+          (Patch(_BALL, 'return {"position": v, "velocity": jnp.broadcast_to(as_state_dtype(p["gravity"], v), jnp.shape(v))}',
+                 'return {"velocity": v, "position": jnp.broadcast_to(as_state_dtype(p["gravity"], v), jnp.shape(v))}'),),
+          (BALL, BALL_EVIDENCE), ("ball_ano011_step_difference", "ball_ano011_velocity_difference",
+                                  "ball_lim5_euler_position")),
+    Fault("ball_table_input_renamed", "ball",
+          "The table is declared as a boundary input named `table`, while update() reads `table_position`.",
+          (Patch(_BALL, '        BoundaryInputField(\n            "table_position", (), "m",', '        BoundaryInputField(\n            "table", (), "m",'),),
+          (BALL,), ("ball_only_table_input",)),
+    Fault("ball_located_flight_drops_half_g_h2", "ball",
+          "The located step's free flight drops the g h^2 / 2 term of its parabola: x + h v.",
+          (Patch(_BALL, "x_free = x + h * (v + v_free) / 2", "x_free = x + h * v"),),
+          (BALL, BALL_EVIDENCE), ("ball_order_located_midpoint", "ball_sweep_located_energy_never_rises")),
     # -- the reflection (book/skcomplex/reflection.md and reflection-verification.md) ----------------
     # The law: reflection.md checks one reflection off an oblique wall with a normal of length 2
     # against the law in NumPy, and a bouncing point's times on the tilted plane against their closed
@@ -309,25 +344,35 @@ FAULTS: tuple[Fault, ...] = (
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",
           (Patch("specbook/_claims.py", "    glue_raw(key, m)\n", "    glue_raw(key, e)\n"),),
-          (AUTHORING,), ("authoring_glue_shows_measured",)),
+          (TESTING,), ("testing_glue_shows_measured",)),
     Fault("specbook_table_shows_expected", "specbook",
           "The claims table prints the expected value in the measured column.",
           (Patch("specbook/_tables.py", 'expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"',
                  'expected, measured = f"{c.expected:.6g}{unit}", f"{c.expected:.6g}{unit}"'),),
-          (AUTHORING,), ("authoring_table_shows_measured",)),
+          (TESTING,), ("testing_table_shows_measured",)),
     Fault("specbook_relative_tolerance_ignored", "specbook",
           "A claim's relative tolerance is dropped: only atol counts.",
           (Patch("specbook/_claims.py", "allowed = (atol or 0.0) + (rtol or 0.0) * abs(e)", "allowed = (atol or 0.0)"),),
-          (AUTHORING,), ("authoring_probe_relative",)),
+          (TESTING,), ("testing_probe_relative",)),
     Fault("specbook_nan_passes", "specbook",
           "A NaN measurement passes: the comparison is written so that NaN is not 'greater than allowed'.",
           (Patch("specbook/_claims.py", "passed = math.isfinite(m) and math.isfinite(e) and diff <= allowed",
                  "passed = not diff > allowed"),),
-          (AUTHORING,), ("authoring_false_claims_raise",)),
+          (TESTING,), ("testing_false_claims_raise",)),
     Fault("specbook_check_ignores_condition", "specbook",
           "specbook.check records every condition as holding.",
           (Patch("specbook/_claims.py", "    ok = bool(condition)\n", "    ok = True\n"),),
-          (AUTHORING,), ("authoring_false_claims_raise",)),
+          (TESTING,), ("testing_false_claims_raise",)),
+    Fault("specbook_patch_found_more_than_once", "specbook",
+          "A fault's patch counts as applicable when its text occurs at all, not exactly once: the first of "
+          "several places is patched, whichever it is.",
+          (Patch("specbook/faults.py", "    if count != 1:\n        return f\"fault", "    if count == 0:\n        return f\"fault"),),
+          (TESTING,), ("faults_stale_patches_refused",)),
+    Fault("specbook_verdict_any_named_claim", "specbook",
+          "A fault counts as caught when any one of the claims it names fails, not every one: a renamed claim goes unseen.",
+          (Patch("specbook/faults.py", 'return "caught" if set(self.expected) <= set(self.observed) else "misattributed"',
+                 'return "caught" if set(self.expected) & set(self.observed) else "misattributed"'),),
+          (TESTING,), ("faults_verdicts",)),
     Fault("specbook_legend_checked_in_its_own_axes_only", "specbook",
           "A figure's legend or text is compared with no axes once it belongs to one: a legend wider than "
           "its panel runs over the next one unseen.",

@@ -91,7 +91,7 @@ def figure(
     reason (``cut={"naive": "its error grows off the scale after the third step"}``).
     Returns ``None`` (a cell that ends with it shows nothing else) and
     closes the figure, so Matplotlib's inline backend does not show it a second time.
-    In record mode (a run under a fault, :mod:`specbook._mode`) the figure is closed
+    In record mode (a run under a fault, ``specbook._mode``) the figure is closed
     unchecked and not drawn: a figure is no evidence, and a fault that bends it out of
     shape must not hide the claims after it.
     """

@@ -217,7 +217,7 @@ def report() -> str:
     ``distributions`` (each imported distribution's version), ``jax_seconds`` (JAX's tracing,
     lowering, compiling and cache reads, seconds) and ``programs`` (the names of the compiled
     programs it read from or wrote to JAX's persistent cache) and ``passed_over`` (record mode: the
-    figures and NaN glues the page stepped past, :mod:`specbook._mode`)."""
+    figures and NaN glues the page stepped past, ``specbook._mode``)."""
     modules = _module_files()
     reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
     missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}

@@ -110,9 +110,13 @@ class FigureRow:
         return self.stated is not None and self.measured is not None
 
 
-def figure_rows(record: Anomaly) -> list[FigureRow]:
-    """The record's figures side by side with ``record.measure()`` (run now, if the record has one)."""
-    live = dict(record.measure()) if record.measure is not None else {}
+def figure_rows(record: Anomaly, *, measure: bool = True) -> list[FigureRow]:
+    """The record's figures side by side with ``record.measure()`` (run now, if the record has one).
+
+    ``measure=False`` lists the stated figures alone, none measured: for a page that shows
+    records whose figures are measured, and claimed, on another page.
+    """
+    live = dict(record.measure()) if measure and record.measure is not None else {}
     names = list(record.figures) + [k for k in live if k not in record.figures]
     return [
         FigureRow(record.id, name, record.figures.get(name), live.get(name), record.tolerance)

@@ -9,14 +9,13 @@ under a fault (:mod:`specbook.faults`) shows every claim the fault breaks. Claim
 
 from __future__ import annotations
 
-import contextlib
 import math
-import os
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from specbook._glue import glue_raw, as_float
+from specbook._mode import RECORD_ENV, raising, record_mode, reset_notes
 from specbook._quiet import HOLDS, Measured
 
 __all__ = [
@@ -24,9 +23,6 @@ __all__ = [
     "example", "failed_claim", "forget", "independent", "raising", "record_mode", "recorded_failures",
     "reset_claims", "seed_figure",
 ]
-
-RECORD_ENV = "SPECBOOK_RECORD"
-"""The environment variable that switches record mode on (``1``): false claims are recorded, not raised."""
 
 
 class ClaimError(AssertionError):
@@ -136,13 +132,13 @@ class Claim:
 
 _CLAIMS: dict[str, Claim] = {}
 _FAILURES: dict[str, Claim] = {}  # record mode: the first failure of each claim, kept if it is made again
-_RAISING: list[bool] = []
 
 
 def reset_claims() -> None:
     """Forget every claim recorded so far in this process (a page is one process)."""
     _CLAIMS.clear()
     _FAILURES.clear()
+    reset_notes()
 
 
 def forget(key: str) -> None:
@@ -155,33 +151,6 @@ def forget(key: str) -> None:
     if key not in _CLAIMS:
         raise KeyError(f"no claim {key!r} was made on this page")
     del _CLAIMS[key]
-
-
-def record_mode() -> bool:
-    """Whether false claims are recorded instead of raised: ``SPECBOOK_RECORD=1`` and no :func:`raising` is open.
-
-    >>> record_mode()
-    False
-    """
-    return os.environ.get(RECORD_ENV, "") == "1" and not _RAISING
-
-
-@contextlib.contextmanager
-def raising():
-    """Claims made inside raise :class:`ClaimError` even in record mode.
-
-    For a page that shows or probes a failing claim on purpose: record mode must not change
-    what such a page computes.
-
-    >>> with raising():
-    ...     record_mode()
-    False
-    """
-    _RAISING.append(True)
-    try:
-        yield
-    finally:
-        _RAISING.pop()
 
 
 def recorded_failures() -> list[Claim]:

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from specbook._figure_checks import FigureDefect, figure_defects
+from specbook._mode import note_passed_over, record_mode
 
 __all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureDefect", "FigureTooSmall", "figure", "figure_defects",
            "smallest_font_pt"]
@@ -90,6 +91,9 @@ def figure(
     reason (``cut={"naive": "its error grows off the scale after the third step"}``).
     Returns ``None`` (a cell that ends with it shows nothing else) and
     closes the figure, so Matplotlib's inline backend does not show it a second time.
+    In record mode (a run under a fault, ``specbook._mode``) the figure is closed
+    unchecked and not drawn: a figure is no evidence, and a fault that bends it out of
+    shape must not hide the claims after it.
     """
     import matplotlib.pyplot as plt
 
@@ -97,6 +101,10 @@ def figure(
         raise ValueError(f"alt = {alt!r} is not allowed; expected a sentence describing the figure")
     if dpi < 72:
         raise ValueError(f"dpi = {dpi!r} is not allowed; expected at least 72")
+    if record_mode():  # a run under a fault: a figure is no evidence, so it is neither checked nor drawn
+        plt.close(fig)
+        note_passed_over(f"figure {_short(alt)!r}: not drawn (record mode)")
+        return None
     smallest = smallest_font_pt(fig)
     defects = figure_defects(fig, cut=cut)
     if defects:
@@ -113,12 +121,13 @@ def figure(
     shown_css = min(natural_css, column_px)
     text_px = smallest / 72.0 * CSS_PX_PER_INCH * shown_css / natural_css
     if text_px < min_text_px:
-        raise FigureTooSmall(
+        small = (
             f"figure {alt!r}: its smallest text, {smallest:g} pt, would show at {text_px:.1f} px in the "
             f"{column_px:g} px column (the figure is {natural_css:.0f} px wide at its natural size); the "
             f"prose's smallest text is {min_text_px:g} px. Use larger fonts, a narrower figure, or fewer "
             f"panels per row."
         )
+        raise FigureTooSmall(small)
     _display(png, alt, shown_css, smallest, dpi)
     return None
 

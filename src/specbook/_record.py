@@ -163,6 +163,11 @@ def _module_files() -> set[str]:
     return files
 
 
+def _passed_over() -> list[str]:
+    mode = sys.modules.get("specbook._mode")
+    return mode.passed_over() if mode is not None else []
+
+
 def _claims() -> list[dict]:
     claims = sys.modules.get("specbook._claims")
     if claims is None:
@@ -211,7 +216,8 @@ def report() -> str:
     """What the page used and claimed, as JSON: ``modules``, ``reads`` (project-relative), ``claims``,
     ``distributions`` (each imported distribution's version), ``jax_seconds`` (JAX's tracing,
     lowering, compiling and cache reads, seconds) and ``programs`` (the names of the compiled
-    programs it read from or wrote to JAX's persistent cache)."""
+    programs it read from or wrote to JAX's persistent cache) and ``passed_over`` (record mode: the
+    figures and NaN glues the page stepped past, ``specbook._mode``)."""
     modules = _module_files()
     reads = {r for r in _STATE["read"] if r not in modules and os.path.isfile(os.path.join(_STATE["root"], r))}
     missing = {r for r in _STATE["read"] if not os.path.exists(os.path.join(_STATE["root"], r))}
@@ -219,4 +225,4 @@ def report() -> str:
     jax_seconds = {name: round(spent[name], 3) for name in _JAX_EVENTS.values() if name in spent}
     return json.dumps({"modules": sorted(modules), "reads": sorted(reads), "missing": sorted(missing),
                        "claims": _claims(), "distributions": _distributions(), "jax_seconds": jax_seconds,
-                       "programs": sorted(_STATE["programs"])})
+                       "programs": sorted(_STATE["programs"]), "passed_over": _passed_over()})

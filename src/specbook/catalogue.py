@@ -7,8 +7,9 @@ then rewritten against the new code). ``python -m specbook.faults`` runs them al
 ``book/testing.md`` renders this list.
 
 A fault's targets are the pages whose claims measure the patched code, and the tests that
-hold the behaviour where no page does yet; ``caught_by`` names the first claim of each page
-(the page stops there) and the failing test ids.
+hold the behaviour where no page does yet. The pages run in record mode, so one run shows every
+claim a fault breaks; ``caught_by`` names the claims that must be among them (every one must
+fail) and the failing test ids. What else each fault breaks is the kill matrix.
 """
 
 from __future__ import annotations
@@ -24,10 +25,14 @@ REFLECTION_EVIDENCE = "book/skcomplex/reflection-verification.md"
 NOTE = "book/notes/contact-mode-stability.md"
 NOTE_MODES = "book/notes/coupled-modes.md"
 NOTE_PENALTY = "book/notes/penalty-checks.md"
+NOTE_EDGE = "book/notes/stability-edge.md"
+NOTE_BEYOND = "book/notes/beyond-frozen-modes.md"
 CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
 AUTHORING = "book/authoring.md"
+TESTING = "book/testing.md"
+VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 MUJOCO = "book/mime/mujoco.md"
 
@@ -39,27 +44,36 @@ _MODES = "maddening/analysis/contact_modes.py"
 _BUILD = "mime/interactions/_build.py"
 _HOLD = "mime/interactions/_hold.py"
 _SOLVE = "mime/interactions/_solve.py"
+_INTEGRATORS = "maddening/core/simulation/integrators.py"
 _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
 _RIGID = "mime/nodes/rigid.py"
 _PEER = "mime/peer.py"
 
 FAULTS: tuple[Fault, ...] = (
-    # -- the ball ---------------------------------------------------------------------------------
+    # -- the ball (book/maddening/ball.md, ball-evidence.md, verification.md) ----------------------------
     Fault("ball_declared_order_2", "ball",
           "BallNode declares temporal order 2 for its first-order step.",
           (Patch(_BALL, "order=DiscretizationOrder(spatial=None, temporal=1.0)",
                  "order=DiscretizationOrder(spatial=None, temporal=2.0)"),),
-          ("book/maddening/verification.md",), ("verification_madd_ver_010",)),
+          (VERIFICATION, BALL, TESTING), ("verification_madd_ver_010", "ball_order", "ball_order_midpoint",
+                                          "faults_patches_apply")),
+    Fault("ball_order_declared_positionally", "ball",
+          "BallNode writes its order positionally, DiscretizationOrder(1.0), which fills the spatial slot: "
+          "it declares a spatial order and no temporal one.",
+          (Patch(_BALL, "order=DiscretizationOrder(spatial=None, temporal=1.0)", "order=DiscretizationOrder(1.0)"),),
+          (BALL,), ("ball_no_spatial_order",)),
     Fault("ball_position_from_old_velocity", "ball",
           "The step moves the position with the old velocity: forward Euler, not the semi-implicit scheme.",
           (Patch(_BALL, "x_new = x + v_new * h", "x_new = x + v * h"),),
-          (BALL,), ("ball_ano011_step_difference",)),
+          (BALL, VERIFICATION),
+          ("ball_ano011_step_difference", "ball_step_is_affine_map", "ball_order_as_recorded",
+           "verification_madd_ver_010_observed_order_finest")),
     Fault("ball_located_restitution_sqrt", "ball",
           "Located contact rebounds at sqrt(e) times the impact speed (a restitution law on energy, not velocity).",
           (Patch(_BALL, "jnp.where(slow, jnp.zeros_like(v_in), -e * v_in)",
                  "jnp.where(slow, jnp.zeros_like(v_in), -jnp.sqrt(e) * v_in)"),),
-          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2",)),
+          (BALL_EVIDENCE,), ("ball_sweep_located_ratio_is_e2", "ball_threshold_bounces_faster_impact")),
     Fault("ball_threshold_dropped", "ball",
           "The per-step contact never zeroes a slow impact: the contact-speed threshold is dropped.",
           (Patch(_BALL, "slow = jnp.abs(v_new) <= self.CONTACT_SPEED_THRESHOLD", "slow = jnp.abs(v_new) < 0.0"),),
@@ -74,7 +88,35 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_BALL, "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v_new)",
                  "bounced = jnp.where(slow, jnp.zeros_like(v_new), -e * v)"),),
           (BALL_EVIDENCE,), ("ball_per_step_dxdg_as_recorded",)),
-    # -- the reflection ---------------------------------------------------------------------------
+    Fault("ball_contact_mirrors_position", "ball",
+          "The per-step contact mirrors the position about the table (x <- 2 x_t - x) instead of putting the ball on it.",
+          (Patch(_BALL, '"position": jnp.where(hit, table, x_new),', '"position": jnp.where(hit, 2 * table - x_new, x_new),'),),
+          (BALL_EVIDENCE,), ("ball_sweep_energy_never_rises_falling", "ball_lim5_update_position",
+                             "ball_per_step_dxdh_is_zero")),
+    Fault("ball_contact_tests_start_position", "ball",
+          "The per-step contact tests the position the step started from, not the one it ended at: "
+          "a ball is seen below the table one step late.",
+          (Patch(_BALL, "hit = x_new < table", "hit = x < table"),),
+          (BALL_EVIDENCE,), ("ball_late_contact", "ball_free_penetration", "ball_threshold_stops_slow_impact",
+                             "ball_lim5_update_position")),
+    Fault("ball_derivatives_rates_swapped", "ball",
+          "derivatives() returns the two rates in each other's places: the position's rate is g, the velocity's v.",
+          (Patch(_BALL, 'return {"position": v, "velocity": jnp.broadcast_to(as_state_dtype(p["gravity"], v), jnp.shape(v))}',
+                 'return {"velocity": v, "position": jnp.broadcast_to(as_state_dtype(p["gravity"], v), jnp.shape(v))}'),),
+          (BALL, BALL_EVIDENCE), ("ball_ano011_step_difference", "ball_ano011_velocity_difference",
+                                  "ball_lim5_euler_position")),
+    Fault("ball_table_input_renamed", "ball",
+          "The table is declared as a boundary input named `table`, while update() reads `table_position`.",
+          (Patch(_BALL, '        BoundaryInputField(\n            "table_position", (), "m",', '        BoundaryInputField(\n            "table", (), "m",'),),
+          (BALL,), ("ball_only_table_input",)),
+    Fault("ball_located_flight_drops_half_g_h2", "ball",
+          "The located step's free flight drops the g h^2 / 2 term of its parabola: x + h v.",
+          (Patch(_BALL, "x_free = x + h * (v + v_free) / 2", "x_free = x + h * v"),),
+          (BALL, BALL_EVIDENCE), ("ball_order_located_midpoint", "ball_sweep_located_energy_never_rises")),
+    # -- the reflection (book/skcomplex/reflection.md and reflection-verification.md) ----------------
+    # The law: reflection.md checks one reflection off an oblique wall with a normal of length 2
+    # against the law in NumPy, and a bouncing point's times on the tilted plane against their closed
+    # form; the verification page checks the law's parts, the circle's bounces and SciPy's run.
     Fault("reflection_restitution_squared", "reflection",
           "The reflection scales the normal velocity by e squared (1 + e^2 in the law).",
           (Patch(_REFLECT, "velocity - (1.0 + restitution) * jnp.dot", "velocity - (1.0 + restitution**2) * jnp.dot"),),
@@ -83,28 +125,55 @@ FAULTS: tuple[Fault, ...] = (
           "The law divides by |n| instead of |n|^2: right for a unit normal only.",
           (Patch(_REFLECT, "jnp.dot(velocity, normal) / jnp.dot(normal, normal) * normal",
                  "jnp.dot(velocity, normal) / jnp.sqrt(jnp.dot(normal, normal)) * normal"),),
-          (REFLECTION,), ("reflection_law_closed_form",)),
+          (REFLECTION,), ("reflection_law_closed_form", "plane_bounce_times")),
+    Fault("reflection_dot_elementwise", "reflection",
+          "The law takes v * n elementwise where it means the dot product v . n: right for a normal "
+          "along an axis only, and the tangential velocity changes too.",
+          (Patch(_REFLECT, "(1.0 + restitution) * jnp.dot(velocity, normal) /",
+                 "(1.0 + restitution) * (velocity * normal) /"),),
+          (REFLECTION_EVIDENCE,), ("tangential_velocity_change", "speed_drift_e1", "ring_reflection_times")),
+    # The event finder
     Fault("events_one_newton_iteration", "reflection",
           "The event finder stops after one safeguarded Newton iteration instead of six.",
           (Patch(_EVENTS, "DEFAULT_ITERATIONS = 6", "DEFAULT_ITERATIONS = 1"),),
-          (REFLECTION_EVIDENCE,), ("event_time_error_max",)),
+          (REFLECTION_EVIDENCE,), ("event_time_error_max", "direction_0_start_on_wall", "grad_drop_height")),
     Fault("events_no_implicit_gradient", "reflection",
           "The last, traced Newton step is dropped: the event time carries no implicit derivative.",
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
-          (REFLECTION_EVIDENCE,), ("grad_line_x0",)),
+          (REFLECTION_EVIDENCE,), ("grad_drop_height", "grad_drop_speed")),
+    Fault("events_step_end_left_to_next_step", "reflection",
+          "A crossing exactly at the end of a step is not bracketed (f_j > 0 where the half-open step "
+          "needs f_j >= 0), and the next step, starting on the wall, no longer counts it.",
+          (Patch(_EVENTS, "brackets = (hs[:-1] < 0) & (hs[1:] >= 0)", "brackets = (hs[:-1] < 0) & (hs[1:] > 0)"),),
+          (REFLECTION,), ("seed_example", "seed_event_on_boundary", "boundary_state_reflected",
+                          "boundary_no_retrigger")),
+    Fault("events_direction_sign_flipped", "reflection",
+          "The finder searches f = -direction * g: a direction=1 wall counts the crossings from the "
+          "positive side, and the ones it should count pass through.",
+          (Patch(_EVENTS, "sign = jnp.asarray(float(direction), dtype=gs.dtype)",
+                 "sign = jnp.asarray(-float(direction), dtype=gs.dtype)"),),
+          (REFLECTION_EVIDENCE,), ("direction_1_lets_the_other_side_through", "event_time_error_max",
+                                   "region_inside_reflects", "grad_drop_restitution",
+                                   "scipy_same_event_count")),
+    Fault("events_direction_zero_wrong_side", "reflection",
+          "With direction=0 the finder searches from the side the point is not on.",
+          (Patch(_EVENTS, "        sign = -side\n", "        sign = side\n"),),
+          (REFLECTION_EVIDENCE,), ("direction_0_from_right", "direction_0_from_left", "direction_0_event_time")),
+    Fault("events_start_on_wall_unseen", "reflection",
+          "A point that starts exactly on the wall is not recognised as on it: with direction=0 it has no side.",
+          (Patch(_EVENTS, "on_wall = jnp.asarray(on_wall) | (g0 == 0)", "on_wall = jnp.asarray(on_wall)"),),
+          (REFLECTION_EVIDENCE,), ("direction_0_start_on_wall",)),
+    # The wall's region, and the declared domains
     Fault("reflection_region_ignored", "reflection",
           "The wall's region is never consulted: the whole surface reflects.",
           (Patch(_REFLECT, "        if self.region is None:\n            return jnp.asarray(True)",
                  "        if self.region is None or True:\n            return jnp.asarray(True)"),),
           (REFLECTION_EVIDENCE,), ("region_outside_passes",)),
-    Fault("events_direction_zero_wrong_side", "reflection",
-          "With direction=0 the finder searches from the side the point is not on.",
-          (Patch(_EVENTS, "        sign = -side\n", "        sign = side\n"),),
-          (REFLECTION_EVIDENCE,), ("direction_0_from_right",)),
-    Fault("events_start_on_wall_unseen", "reflection",
-          "A point that starts exactly on the wall is not recognised as on it: with direction=0 it has no side.",
-          (Patch(_EVENTS, "on_wall = jnp.asarray(on_wall) | (g0 == 0)", "on_wall = jnp.asarray(on_wall)"),),
-          (REFLECTION_EVIDENCE,), ("direction_0_start_on_wall",)),
+    Fault("domain_interval_or", "reflection",
+          "An interval domain holds a value above its low end or below its high end (or for and): "
+          "restitution = 1.5 is taken as in [0, 1].",
+          (Patch("skcomplex/core/sets.py", "        return above and below\n", "        return above or below\n"),),
+          (REFLECTION,), ("validation_names_arguments",)),
     # -- the contact -------------------------------------------------------------------------------
     Fault("contact_040_holds_centre", "contact",
           "Contact 0.4.0 builds 0.1.0's centre hold instead of holding the hull.",
@@ -131,11 +200,28 @@ FAULTS: tuple[Fault, ...] = (
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
            "contact_0_1_0_rule_frictionless")),
     # -- the stability note -------------------------------------------------------------------------
+    # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
+    # recompiles that page's programs, so the integrators' faults run the two step-map pages only)
     Fault("cd_kicks_with_old_acceleration", "stability note",
           "Central differences give both half kicks the old acceleration.",
           (Patch(_SCHEMES, "new.update({r: _step(mid[r], second[r], half) for r in rates})",
                  "new.update({r: _step(mid[r], first[r], half) for r in rates})"),),
-          (NOTE,), ("cms_formula_cd_magnitude_inside",)),
+          (NOTE, NOTE_EDGE), ("cms_formula_cd_magnitude_inside", "cms_edge_jordan_block")),
+    Fault("euler_names_swapped", "stability note",
+          "The two Euler schemes are registered under each other's names: 'euler' runs semi-implicit Euler.",
+          (Patch(_INTEGRATORS, '@register_method("euler")\ndef forward_euler', '@register_method("symplectic_euler")\ndef forward_euler'),
+           Patch(_INTEGRATORS, '@register_method("symplectic_euler")\ndef symplectic_euler', '@register_method("euler")\ndef symplectic_euler')),
+          (NOTE, NOTE_EDGE), ("cms_formula_fe_magnitude", "cms_limit_fe_none")),
+    Fault("oscillator_stiffness_omega", "stability note",
+          "The oscillator's restoring term is omega x, not omega^2 x: right at omega = 1 rad/s only.",
+          (Patch("maddening/analysis/_oscillator.py", '"velocity": -(w * w) * x - 2.0 * p["zeta"] * w * v',
+                 '"velocity": -w * x - 2.0 * p["zeta"] * w * v'),),
+          (NOTE,), ("cms_cd_frequency", "cms_series_frequency_be")),
+    Fault("implicit_rhs_at_old_state", "stability note",
+          "The implicit schemes' residual takes the right-hand side at the old state: backward Euler and the "
+          "trapezoidal rule both become forward Euler.",
+          (Patch(_SCHEMES, "return y - explicit - h * theta * rhs(y)", "return y - explicit - h * theta * rhs(y0)"),),
+          (NOTE, NOTE_EDGE), ("cms_formula_be_magnitude", "cms_limit_be_none")),
     Fault("trapezoidal_is_backward_euler", "stability note",
           "The trapezoidal rule weights the new right-hand side fully: it is backward Euler.",
           (Patch(_SCHEMES, "return _implicit(node, state, boundary_inputs, dt, params, theta=0.5)",
@@ -152,7 +238,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("critical_step_lowest_mode", "stability note",
           "The critical step is taken from the lowest coupled mode instead of the highest.",
           (Patch(_MODES, "return limit / modes.highest", "return limit / modes.frequencies[0]"),),
-          (NOTE_MODES,), ("cms_bar_critical_step",)),
+          (NOTE_MODES, NOTE_PENALTY, NOTE_BEYOND), ("cms_bar_critical_step", "cms_entry_below_holds", "cms_below_holds")),
     Fault("effective_mass_full_mass", "stability note",
           "The effective mass keeps only the translation: the full mass, whatever the contact's offset.",
           (Patch(_MODES, "a = float(delassus(Jm, M)[0, 0])", "a = float(delassus(Jm[:, :1], np.asarray(M)[:1, :1])[0, 0])"),),
@@ -165,7 +251,23 @@ FAULTS: tuple[Fault, ...] = (
           "The penalty force is half the spring's (k/2 times the overlap, as in the energy).",
           (Patch("mime/interactions/_penalty.py", "spring = stiffness * overlap - damping * gap_rate",
                  "spring = 0.5 * stiffness * overlap - damping * gap_rate"),),
-          (NOTE_PENALTY,), ("cms_check_translation",)),
+          (NOTE_PENALTY, NOTE_BEYOND), ("cms_check_translation", "cms_events_order")),
+    Fault("delassus_mass_not_inverted", "stability note",
+          "The Delassus matrix multiplies by the mass matrix instead of solving with it: J M J^T.",
+          (Patch(_MODES, "A = Jm @ np.linalg.solve(Mm, Jm.T)", "A = Jm @ Mm @ Jm.T"),),
+          (NOTE_MODES,), ("cms_meff_centre",)),
+    Fault("coupled_modes_unsorted", "stability note",
+          "The modes come from numpy.linalg.eig, not eigh: right values, in no particular order.",
+          (Patch(_MODES, "values, vectors = np.linalg.eigh(S)", "values, vectors = np.linalg.eig(S)"),),
+          (NOTE_MODES,), ("cms_bar_shapes",)),
+    Fault("redundant_only_exact_zero", "stability note",
+          "A gap combination counts as redundant only when its eigenvalue is exactly zero, which rounding never leaves.",
+          (Patch(_MODES, "zero = values <= tolerance * max(float(values.max()), 0.0)", "zero = values == 0.0"),),
+          (NOTE_MODES,), ("cms_three_redundant",)),
+    Fault("reduced_mass_harmonic_mean", "stability note",
+          "The reduced mass is taken as the harmonic mean of the two masses, twice the reduced mass.",
+          (Patch(_MODES, "return 1.0 / (1.0 / m1 + 1.0 / m2)", "return 2.0 / (1.0 / m1 + 1.0 / m2)"),),
+          (NOTE_MODES,), ("cms_reduced_two_particles",)),
     # -- the registry -------------------------------------------------------------------------------
     Fault("registry_spacing_rule_min", "registry",
           "The default spacing takes the finer of the margin and the floor, not the coarser.",
@@ -242,25 +344,35 @@ FAULTS: tuple[Fault, ...] = (
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",
           (Patch("specbook/_claims.py", "    glue_raw(key, m)\n", "    glue_raw(key, e)\n"),),
-          (AUTHORING,), ("authoring_glue_shows_measured",)),
+          (TESTING,), ("testing_glue_shows_measured",)),
     Fault("specbook_table_shows_expected", "specbook",
           "The claims table prints the expected value in the measured column.",
           (Patch("specbook/_tables.py", 'expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"',
                  'expected, measured = f"{c.expected:.6g}{unit}", f"{c.expected:.6g}{unit}"'),),
-          (AUTHORING,), ("authoring_table_shows_measured",)),
+          (TESTING,), ("testing_table_shows_measured",)),
     Fault("specbook_relative_tolerance_ignored", "specbook",
           "A claim's relative tolerance is dropped: only atol counts.",
           (Patch("specbook/_claims.py", "allowed = (atol or 0.0) + (rtol or 0.0) * abs(e)", "allowed = (atol or 0.0)"),),
-          (AUTHORING,), ("authoring_probe_relative",)),
+          (TESTING,), ("testing_probe_relative",)),
     Fault("specbook_nan_passes", "specbook",
           "A NaN measurement passes: the comparison is written so that NaN is not 'greater than allowed'.",
           (Patch("specbook/_claims.py", "passed = math.isfinite(m) and math.isfinite(e) and diff <= allowed",
                  "passed = not diff > allowed"),),
-          (AUTHORING,), ("authoring_false_claims_raise",)),
+          (TESTING,), ("testing_false_claims_raise",)),
     Fault("specbook_check_ignores_condition", "specbook",
           "specbook.check records every condition as holding.",
           (Patch("specbook/_claims.py", "    ok = bool(condition)\n", "    ok = True\n"),),
-          (AUTHORING,), ("authoring_false_claims_raise",)),
+          (TESTING,), ("testing_false_claims_raise",)),
+    Fault("specbook_patch_found_more_than_once", "specbook",
+          "A fault's patch counts as applicable when its text occurs at all, not exactly once: the first of "
+          "several places is patched, whichever it is.",
+          (Patch("specbook/faults.py", "    if count != 1:\n        return f\"fault", "    if count == 0:\n        return f\"fault"),),
+          (TESTING,), ("faults_stale_patches_refused",)),
+    Fault("specbook_verdict_any_named_claim", "specbook",
+          "A fault counts as caught when any one of the claims it names fails, not every one: a renamed claim goes unseen.",
+          (Patch("specbook/faults.py", 'return "caught" if set(self.expected) <= set(self.observed) else "misattributed"',
+                 'return "caught" if set(self.expected) & set(self.observed) else "misattributed"'),),
+          (TESTING,), ("faults_verdicts",)),
     Fault("specbook_legend_checked_in_its_own_axes_only", "specbook",
           "A figure's legend or text is compared with no axes once it belongs to one: a legend wider than "
           "its panel runs over the next one unseen.",

@@ -55,7 +55,7 @@ from specbook._claims import ANSI, RECORD_ENV
 from specbook._faults import Fault, Patch
 from specbook.catalogue import FAULTS
 
-__all__ = ["Fault", "FaultResult", "Patch", "apply", "gate", "judge", "main", "plan", "run"]
+__all__ = ["Fault", "FaultResult", "Patch", "apply", "gate", "judge", "main", "patch_problems", "plan", "run"]
 
 ROOT = Path(__file__).resolve().parents[2]
 """The project's root: ``src/`` and ``book/`` sit below it."""
@@ -88,14 +88,41 @@ class FaultResult:
         return "caught" if set(self.expected) <= set(self.observed) else "misattributed"
 
 
+def _stale(fault: Fault, patch: Patch, text: str | None) -> str | None:
+    """Why ``patch`` of ``fault`` cannot apply to a file whose text is ``text`` (``None``: no such file), or None."""
+    if text is None:
+        return f"fault {fault.name!r}: src/{patch.file} does not exist"
+    count = text.count(patch.old)
+    if count != 1:
+        return f"fault {fault.name!r}: the patched text occurs {count} times in src/{patch.file}, not once"
+    return None
+
+
+def patch_problems(faults: list[Fault] | tuple[Fault, ...], src: str | os.PathLike[str] | None = None) -> list[str]:
+    """Every patch of ``faults`` that would not apply to the sources at ``src`` (default: the project's ``src/``).
+
+    A patch applies when its text occurs exactly once in its file; each one that does not is
+    named in a sentence, as :func:`apply` would refuse it. An empty list: every fault applies.
+    """
+    folder = Path(src) if src is not None else ROOT / "src"
+    problems = []
+    for fault in faults:
+        for patch in fault.patches:
+            path = folder / patch.file
+            why = _stale(fault, patch, path.read_text(encoding="utf-8") if path.is_file() else None)
+            if why:
+                problems.append(why)
+    return problems
+
+
 def apply(fault: Fault, src: Path) -> None:
     """Apply ``fault``'s patches to the copy of ``src/`` at ``src``; a patch whose text is not there once raises."""
     for patch in fault.patches:
         target = src / patch.file
-        text = target.read_text(encoding="utf-8")
-        count = text.count(patch.old)
-        if count != 1:
-            raise ValueError(f"fault {fault.name!r}: the patched text occurs {count} times in src/{patch.file}, not once")
+        text = target.read_text(encoding="utf-8") if target.is_file() else None
+        why = _stale(fault, patch, text)
+        if why:
+            raise ValueError(why)
         target.write_text(text.replace(patch.old, patch.new, 1), encoding="utf-8")
 
 
@@ -176,7 +203,8 @@ def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, ta
     return {"kind": "page", "files": files, "distributions": used.get("distributions") or {},
             "claims": [{k: c.get(k) for k in ("key", "holds", "measured", "expected", "example", "forgotten")}
                        for c in used.get("claims", [])],
-            "error": error, "imports": sorted(p.file for p in fault.patches if f"src/{p.file}" in files),
+            "error": error, "passed_over": used.get("passed_over") or [],
+            "imports": sorted(p.file for p in fault.patches if f"src/{p.file}" in files),
             "seconds": round(time.perf_counter() - start, 2), "output": (error or {}).get("traceback", "")}
 
 

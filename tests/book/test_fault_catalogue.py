@@ -38,3 +38,16 @@ def test_the_verdict_reads_claims_from_pages_and_ids_from_tests():
     assert judge("book/a.md", "FAILED book/a.md::Cell 2 - NameError") == ["error in book/a.md::Cell 2"]
     assert judge("book/a.md", "3 passed in 1.0s") == []
     assert judge("tests/t.py", "FAILED tests/t.py::test_x[1] - assert") == ["tests/t.py::test_x[1]"]
+
+
+def test_patch_problems_names_every_patch_that_would_not_apply(tmp_path):
+    from specbook.faults import patch_problems
+
+    (tmp_path / "m.py").write_text("x = 1\ny = 2\ny = 2\n")
+    faults = [Fault(name, "specbook", "a probe", (Patch(file, old, "z = 0"),), ("book/intro.md",), ("c",))
+              for name, file, old in (("once", "m.py", "x = 1"), ("twice", "m.py", "y = 2"),
+                                      ("gone", "m.py", "w = 3"), ("nofile", "n.py", "x = 1"))]
+    problems = patch_problems(faults, tmp_path)
+    assert [p.split("'")[1] for p in problems] == ["twice", "gone", "nofile"]
+    assert "occurs 2 times" in problems[0] and "does not exist" in problems[2]
+    assert patch_problems(FAULTS) == []

@@ -66,3 +66,10 @@ def test_every_open_anomaly_is_pinned_by_a_strict_xfail():
         index = next(i for i, line in enumerate(lines) if line.startswith(f"def {name.split('[')[0]}("))
         decorators = "\n".join(lines[max(0, index - 4):index])
         assert "xfail(strict=True" in decorators, record.id
+
+
+def test_figure_rows_can_list_the_stated_figures_alone():
+    record = anomalies.get("MADD-ANO-021")
+    rows = anomalies.figure_rows(record, measure=False)
+    assert [r.figure for r in rows] == list(record.figures)
+    assert all(r.measured is None and not r.compared for r in rows)

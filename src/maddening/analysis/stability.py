@@ -49,6 +49,10 @@ STABILITY_TOLERANCE = 1e-10
 
 _Z_RANGE = (1e-3, 1e3)
 _GRID = 257
+_BATCH = 512
+"""Step matrices are computed in whole batches of this many (the rest padded), so that one
+compiled program per method serves every call up to this size: a single ``z``, a plotted grid
+and the 257-point search of :func:`stability_limit` alike."""
 
 
 class Amplification(NamedTuple):
@@ -101,11 +105,13 @@ def _zeta(zeta: Any, where: str) -> float:
 def _matrices(method: str, omega: np.ndarray, h: np.ndarray, zeta: float = 0.0) -> np.ndarray:
     omega, h = np.broadcast_arrays(omega, h)
     shape = omega.shape
+    n = omega.size
+    pad = (-n) % _BATCH if n else _BATCH  # whole batches, padded with omega = h = 1: one compiled program
+    w = np.concatenate([omega.ravel(), np.ones(pad)])
+    dt = np.concatenate([h.ravel(), np.ones(pad)])
     with jax.enable_x64(True):
-        out = _batched_step_matrices(method)(
-            jnp.asarray(omega.ravel()), jnp.asarray(h.ravel()), jnp.asarray(zeta, jnp.float64)
-        )
-        out = np.asarray(out, dtype=np.float64)
+        out = _batched_step_matrices(method)(jnp.asarray(w), jnp.asarray(dt), jnp.asarray(zeta, jnp.float64))
+        out = np.asarray(out, dtype=np.float64)[:n]
     return out.reshape(shape + (2, 2))
 
 

@@ -15,11 +15,17 @@ and its derivatives are::
     dx/dh   = (tau (1 + e) - e t_c) / t_c
     dx/d|g| = (e t_c tau + e t_c^2 - tau^2 - tau t_c) / 2
     dx/de   = |g| t_c tau
+
+Every drop runs in one of two compiled programs per contact route, whatever its
+step, length or parameters: ``DROP_BLOCK`` drops side by side under ``vmap``, each
+``lax.scan`` ``STEP_CAPACITY`` steps long, a drop that has reached its own number of
+steps holding its state.
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from functools import partial
 from typing import Any
@@ -36,11 +42,15 @@ from maddening.verification.order import OrderLadder
 
 __all__ = [
     "BALL_MMS",
+    "STEP_CAPACITY",
     "SweepRow",
     "bounce_sweep",
+    "sweep_cases",
+    "sweep_trajectories",
     "DropCase",
     "SEED_DROP",
     "drop_gradients",
+    "drop_gradients_many",
     "drop_sensitivities",
     "exact_drop",
     "exact_drop_sensitivities",
@@ -49,6 +59,13 @@ __all__ = [
     "one_step_difference",
     "scheme_energy",
 ]
+
+STEP_CAPACITY = 32768
+"""The most steps one drop may take, the length of the compiled programs' scan (a drop over 3 s at 1e-4 s takes 30000)."""
+
+DROP_BLOCK = 4
+"""How many drops one run of a compiled program takes. A call runs its drops in blocks of this many, the
+last block padded, so that every call, whatever its number of drops, uses the same program."""
 
 BALL_MMS = ManufacturedSolution(
     name="x*(t) = 0.4 sin(2.5 t) + t + 2",
@@ -67,12 +84,15 @@ def ball_order_ladder(
     *,
     locate_contact: bool = False,
     method: str | None = None,
+    sample: float = 0.0,
 ) -> OrderLadder:
     """MADD-VER-010: the observed temporal order of BallNode over an MMS ladder, in float64.
 
     ``method=None`` steps with ``BallNode.update``; a method name steps with
     ``integrate_node(..., method=method)`` instead. No table is given, so the
-    run stays in the collision-free regime the order claim covers.
+    run stays in the collision-free regime the order claim covers. ``sample`` is
+    where in each step the manufactured acceleration is sampled (0: the step's
+    start, as MADD-VER-010 specifies; 0.5: its middle).
     """
     node = BallNode(locate_contact=locate_contact)
     stepper = None
@@ -80,7 +100,7 @@ def ball_order_ladder(
         def stepper(n, s, b, dt, p):
             return integrate_node(n, s, b, dt, method=method, params=p)
     with jax.enable_x64(True):
-        return mms_ladder(node, BALL_MMS, t_final, steps, stepper=stepper)
+        return mms_ladder(node, BALL_MMS, t_final, steps, stepper=stepper, sample=sample)
 
 
 @dataclass(frozen=True)
@@ -122,19 +142,19 @@ SEED_DROP = DropCase()
 """The drop of MADD-ANO-021 (``h = 1``, ``|g| = 9.81``, ``e = 0.8``, ``T = 0.8`` s, ``dt = 1e-3`` s, table at 0)."""
 
 
-def _check_single_bounce(case: DropCase) -> None:
+def _check_single_bounce(case: DropCase, where: str) -> None:
     tc = case.contact_time
     if not (tc < case.t_final < tc * (1.0 + 2.0 * case.elasticity)):
         raise invalid(
             "case", case,
             f"a drop observed after its one bounce and before the next landing, {tc:.6g} < T < {tc * (1 + 2 * case.elasticity):.6g} s",
-            where="exact_drop",
+            where=where,
         )
 
 
 def exact_drop(case: DropCase = SEED_DROP) -> dict[str, float]:
     """The closed-form ``x(T)`` and its derivatives in ``h``, ``|g|`` and ``e`` (see the module docstring)."""
-    _check_single_bounce(case)
+    _check_single_bounce(case, "exact_drop")
     g, e, tc = case.gravity, case.elasticity, case.contact_time
     tau = case.t_final - tc
     return {
@@ -160,57 +180,110 @@ def exact_drop_sensitivities(times: Any, case: DropCase = SEED_DROP) -> dict[str
     }
 
 
-def _trajectory(h, g_abs, e, *, table, dt, steps, locate_contact):
-    node = BallNode(locate_contact=locate_contact)
+# -- the compiled drops ------------------------------------------------------------------------------
+
+def _drop(node: BallNode, h, g_abs, e, table, dt, steps):
+    """One drop from rest, ``STEP_CAPACITY`` steps long, holding its state after ``steps``: every (x, v)."""
     state = {"position": h, "velocity": jnp.zeros_like(h)}
     params = {"gravity": -g_abs, "elasticity": e}
     inputs = {"table_position": table}
 
-    def body(s, _):
+    def body(s, n):
         new = node.update(s, inputs, dt, params)
-        return new, new["position"]
+        live = n < steps
+        s = {k: jnp.where(live, new[k], s[k]) for k in s}
+        return s, (s["position"], s["velocity"])
 
-    _, xs = jax.lax.scan(body, state, None, length=steps)
-    return jnp.concatenate([h[None], xs])
-
-
-@partial(jax.jit, static_argnames=("dt", "steps", "locate_contact"))
-def _final_and_grad(h, g_abs, e, table, *, dt, steps, locate_contact):
-    def final(h, g_abs, e):
-        return _trajectory(h, g_abs, e, table=table, dt=dt, steps=steps, locate_contact=locate_contact)[-1]
-
-    return jax.value_and_grad(final, argnums=(0, 1, 2))(h, g_abs, e)
+    _, (xs, vs) = jax.lax.scan(body, state, jnp.arange(STEP_CAPACITY))
+    return jnp.concatenate([h[None], xs]), jnp.concatenate([jnp.zeros_like(h)[None], vs])
 
 
-@partial(jax.jit, static_argnames=("dt", "steps", "locate_contact"))
-def _trajectory_and_jacobian(h, g_abs, e, table, *, dt, steps, locate_contact):
-    def traj(h, g_abs, e):
-        return _trajectory(h, g_abs, e, table=table, dt=dt, steps=steps, locate_contact=locate_contact)
+@partial(jax.jit, static_argnames=("locate_contact",))
+def _final_and_grad(h, g_abs, e, table, dt, steps, *, locate_contact):
+    """Each drop's final position and its ``jax.grad`` in ``(h, |g|, e)``: reverse mode, as a user would take it."""
+    node = BallNode(locate_contact=locate_contact)
 
-    return traj(h, g_abs, e), jax.jacfwd(traj, argnums=(0, 1, 2))(h, g_abs, e)
+    def one(h, g_abs, e, table, dt, steps):
+        def final(h, g_abs, e):
+            return _drop(node, h, g_abs, e, table, dt, steps)[0][-1]
+
+        return jax.value_and_grad(final, argnums=(0, 1, 2))(h, g_abs, e)
+
+    return jax.vmap(one)(h, g_abs, e, table, dt, steps)
 
 
-def _args(case: DropCase):
-    return tuple(jnp.asarray(v, dtype=jnp.float64) for v in (case.height, case.gravity, case.elasticity, case.table))
+@partial(jax.jit, static_argnames=("locate_contact",))
+def _trajectories(h, g_abs, e, table, dt, steps, *, locate_contact):
+    """Each drop's positions and velocities, and the positions' forward-mode derivatives in ``(h, |g|, e)``."""
+    node = BallNode(locate_contact=locate_contact)
+
+    def one(h, g_abs, e, table, dt, steps):
+        def positions(p):
+            xs, vs = _drop(node, p[0], p[1], p[2], table, dt, steps)
+            return xs, (xs, vs)
+
+        jacobian, (xs, vs) = jax.jacfwd(positions, has_aux=True)(jnp.stack([h, g_abs, e]))
+        return xs, vs, jacobian
+
+    return jax.vmap(one)(h, g_abs, e, table, dt, steps)
+
+
+def _rows(cases: Sequence[DropCase], where: str):
+    if isinstance(cases, DropCase) or not cases or not all(isinstance(c, DropCase) for c in cases):
+        raise invalid("cases", cases, "a non-empty sequence of DropCase", where=where)
+    for case in cases:
+        if not 1 <= case.steps <= STEP_CAPACITY:
+            raise invalid("case", case, f"a drop of 1 to STEP_CAPACITY = {STEP_CAPACITY} steps (t_final / dt)",
+                          where=where)
+    blocks = []
+    for start in range(0, len(cases), DROP_BLOCK):
+        block = list(cases[start:start + DROP_BLOCK])
+        padded = block + [block[-1].with_(t_final=block[-1].dt)] * (DROP_BLOCK - len(block))  # one step, unread
+        columns = zip(*((c.height, c.gravity, c.elasticity, c.table, c.dt) for c in padded))
+        blocks.append((len(block), (*(jnp.asarray(col, dtype=jnp.float64) for col in columns),
+                                    jnp.asarray([c.steps for c in padded]))))
+    return blocks
+
+
+def drop_gradients_many(cases: Sequence[DropCase], *, locate_contact: bool = False) -> list[dict[str, float]]:
+    """``drop_gradients`` of every case: the same compiled program for any number of cases, steps and lengths."""
+    out = []
+    with jax.enable_x64(True):
+        for count, args in _rows(cases, "drop_gradients_many"):
+            x, (dh, dg, de) = _final_and_grad(*args, locate_contact=locate_contact)
+            x, dh, dg, de = (np.asarray(a) for a in (x, dh, dg, de))
+            out += [{"x": float(x[i]), "dxdh": float(dh[i]), "dxdg": float(dg[i]), "dxde": float(de[i])}
+                    for i in range(count)]
+    return out
 
 
 def drop_gradients(case: DropCase = SEED_DROP, *, locate_contact: bool = False) -> dict[str, float]:
     """``x(T)`` of BallNode on ``case`` and its ``jax.grad`` in ``h``, ``|g|`` and ``e``, in float64."""
+    return drop_gradients_many([case], locate_contact=locate_contact)[0]
+
+
+def _sensitivities(cases: Sequence[DropCase], locate_contact: bool, where: str) -> list[dict[str, np.ndarray]]:
+    out = []
     with jax.enable_x64(True):
-        h, g, e, table = _args(case)
-        x, (dh, dg, de) = _final_and_grad(h, g, e, table, dt=case.dt, steps=case.steps, locate_contact=locate_contact)
-        return {"x": float(x), "dxdh": float(dh), "dxdg": float(dg), "dxde": float(de)}
+        for count, args in _rows(cases, where):
+            xs, vs, jac = (np.asarray(a) for a in _trajectories(*args, locate_contact=locate_contact))
+            out += [(xs[i], vs[i], jac[i]) for i in range(count)]
+    runs = []
+    for case, (xs, vs, jac) in zip(cases, out):
+        n = case.steps + 1
+        runs.append({"t": np.arange(n) * case.dt, "x": xs[:n], "v": vs[:n],
+                     "dxdh": jac[:n, 0], "dxdg": jac[:n, 1], "dxde": jac[:n, 2]})
+    return runs
+
+
+def sweep_trajectories(cases: Sequence[DropCase], *, locate_contact: bool = False) -> list[dict[str, np.ndarray]]:
+    """``drop_sensitivities`` of every case, in one run of one compiled program."""
+    return _sensitivities(cases, locate_contact, "sweep_trajectories")
 
 
 def drop_sensitivities(case: DropCase = SEED_DROP, *, locate_contact: bool = False) -> dict[str, np.ndarray]:
-    """The whole trajectory ``x(t_n)`` and its forward-mode derivatives in ``h``, ``|g|`` and ``e``."""
-    with jax.enable_x64(True):
-        h, g, e, table = _args(case)
-        xs, (dh, dg, de) = _trajectory_and_jacobian(
-            h, g, e, table, dt=case.dt, steps=case.steps, locate_contact=locate_contact
-        )
-        t = np.arange(case.steps + 1) * case.dt
-        return {"t": t, "x": np.asarray(xs), "dxdh": np.asarray(dh), "dxdg": np.asarray(dg), "dxde": np.asarray(de)}
+    """The whole trajectory: times ``t``, ``x(t_n)``, ``v(t_n)`` and the forward-mode derivatives of ``x`` in ``h``, ``|g|``, ``e``."""
+    return _sensitivities([case], locate_contact, "drop_sensitivities")[0]
 
 
 def one_step_difference(
@@ -279,20 +352,17 @@ class SweepRow:
     rise_any: float
 
 
-@partial(jax.jit, static_argnames=("dt", "steps", "locate_contact"))
-def _drops(h, gravity, es, *, dt, steps, locate_contact):
-    def one(e):
-        node = BallNode(locate_contact=locate_contact)
-        start = {"position": h, "velocity": jnp.zeros_like(h)}
-
-        def body(s, _):
-            new = node.update(s, {"table_position": 0.0}, dt, {"gravity": gravity, "elasticity": e})
-            return new, (new["position"], new["velocity"])
-
-        _, (xs, vs) = jax.lax.scan(body, start, None, length=steps)
-        return jnp.concatenate([h[None], xs]), jnp.concatenate([jnp.zeros_like(h)[None], vs])
-
-    return jax.vmap(one)(es)
+def sweep_cases(
+    elasticities: tuple[float, ...] = (0.0, 0.5, 1.0),
+    dts: tuple[float, ...] = (1e-4, 1e-3, 1e-2, 1e-1),
+    *,
+    height: float = 1.0,
+    gravity: float = -9.81,
+    t_final: float = 3.0,
+) -> list[DropCase]:
+    """The drops of ``bounce_sweep``, step by step: every elasticity for each step, in that order."""
+    return [DropCase(height=height, gravity=-gravity, elasticity=e, t_final=t_final, dt=dt)
+            for dt in dts for e in elasticities]
 
 
 def bounce_sweep(
@@ -303,34 +373,30 @@ def bounce_sweep(
     gravity: float = -9.81,
     t_final: float = 3.0,
 ) -> list[SweepRow]:
-    """Drop a ball for every ``(route, e, dt)`` and measure its first bounce and its energy, in float64."""
+    """Drop a ball for every ``(route, e, dt)`` and measure its first bounce and its energy, in float64.
+
+    All the drops of a route run in one compiled program (``drop_sensitivities``'s).
+    """
+    cases = sweep_cases(elasticities, dts, height=height, gravity=gravity, t_final=t_final)
     rows = []
-    with jax.enable_x64(True):
-        es = jnp.asarray(elasticities, dtype=jnp.float64)
-        for locate in (False, True):
-            for dt in dts:
-                steps = int(round(t_final / dt))
-                xs, vs = _drops(jnp.float64(height), jnp.float64(gravity), es, dt=dt, steps=steps, locate_contact=locate)
-                xs, vs = np.asarray(xs), np.asarray(vs)
-                for k, e in enumerate(elasticities):
-                    x, v = xs[k], vs[k]
-                    energy = (
-                        mechanical_energy(x, v, gravity) if locate else scheme_energy(x, v, dt, gravity)
-                    )
-                    rise = np.diff(energy) / energy[0]
-                    falling = v[:-1] <= 0
-                    bounces = np.nonzero((v[:-1] < 0) & (v[1:] >= 0))[0]
-                    first = bounces[0] + 1
-                    end = bounces[1] + 1 if len(bounces) > 1 else len(x)
-                    rows.append(
-                        SweepRow(
-                            route="located" if locate else "per-step",
-                            elasticity=float(e),
-                            dt=float(dt),
-                            bounce_ratio=float(x[first:end].max() / height),
-                            sampling_bound=abs(gravity) * dt * dt / (8.0 * height),
-                            rise_falling=float(max(rise[falling].max(), 0.0)),
-                            rise_any=float(max(rise.max(), 0.0)),
-                        )
-                    )
+    for locate in (False, True):
+        for case, run in zip(cases, _sensitivities(cases, locate, "bounce_sweep")):
+            e, dt, x, v = case.elasticity, case.dt, run["x"], run["v"]
+            energy = mechanical_energy(x, v, gravity) if locate else scheme_energy(x, v, dt, gravity)
+            rise = np.diff(energy) / energy[0]
+            falling = v[:-1] <= 0
+            bounces = np.nonzero((v[:-1] < 0) & (v[1:] >= 0))[0]
+            first = bounces[0] + 1
+            end = bounces[1] + 1 if len(bounces) > 1 else len(x)
+            rows.append(
+                SweepRow(
+                    route="located" if locate else "per-step",
+                    elasticity=float(e),
+                    dt=float(dt),
+                    bounce_ratio=float(x[first:end].max() / height),
+                    sampling_bound=abs(gravity) * dt * dt / (8.0 * height),
+                    rise_falling=float(max(rise[falling].max(), 0.0)),
+                    rise_any=float(max(rise.max(), 0.0)),
+                )
+            )
     return rows

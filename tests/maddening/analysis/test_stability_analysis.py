@@ -62,3 +62,24 @@ def test_array_z_shape():
 def test_bad_input_raises_the_package_error(call):
     with pytest.raises(maddening.ValidationError):
         call()
+
+
+def test_one_compiled_program_serves_every_size_up_to_a_batch():
+    from maddening.analysis import stability
+
+    stability._batched_step_matrices.cache_clear()
+    try:
+        single = step_matrix("trapezoidal", 3.0, 0.1)
+        grid = amplification("trapezoidal", np.linspace(0.05, 2.0, 150))
+        stability_limit("trapezoidal")  # the 257-point search
+        program = stability._batched_step_matrices("trapezoidal")
+        assert program._cache_size() == 1
+        # padding never changes a value: the grid's point at z = 0.3 is the single step's (omega h = 0.3)
+        assert np.array_equal(step_matrix("trapezoidal", 1.0, 0.3), stability._matrices("trapezoidal", np.ones(1), np.array([0.3]))[0])
+        assert single.shape == (2, 2) and grid.magnitudes.shape == (150, 2)
+    finally:
+        stability._batched_step_matrices.cache_clear()
+
+
+def test_an_empty_z_gives_an_empty_answer():
+    assert amplification("central_difference", np.array([])).magnitudes.shape == (0, 2)

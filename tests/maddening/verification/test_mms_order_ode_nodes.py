@@ -68,3 +68,32 @@ def test_mms_error_refuses_bools_and_an_infinite_final_time(t_final, steps, matc
         "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {})
     with pytest.raises(maddening.ValidationError, match=match):
         verification.mms_error(BallNode(initial_position=1.0), solution, t_final, steps)
+
+
+def test_midpoint_sampling_shows_each_routes_own_order():
+    """Sampled mid-step the source is second order: the located route's exact flight is then the
+    midpoint rule (order 2), the per-step route stays first order."""
+    located = ball_order_ladder((100, 200, 400, 800), locate_contact=True, sample=0.5)
+    per_step = ball_order_ladder((100, 200, 400, 800), sample=0.5)
+    assert abs(located.finest - 2.0) <= 1e-4
+    assert abs(per_step.finest - 1.0) <= 0.02
+
+
+def test_a_ladder_is_its_rungs():
+    """mms_ladder runs its rungs in one program; each rung's error is what mms_error gives alone."""
+    solution = verification.ManufacturedSolution(
+        "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {"gravity": -9.81})
+    with jax.enable_x64(True):
+        ladder = verification.mms_ladder(BallNode(), solution, 0.5, (10, 20, 40))
+        alone = [verification.mms_error(BallNode(), solution, 0.5, n) for n in (10, 20, 40)]
+    assert list(ladder.errors) == pytest.approx(alone, rel=1e-12)
+
+
+@pytest.mark.parametrize("sample", [-0.1, 1.5, float("nan"), True, "0.5"])
+def test_a_sample_outside_the_step_is_refused(sample):
+    import maddening
+
+    solution = verification.ManufacturedSolution(
+        "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {})
+    with pytest.raises(maddening.ValidationError, match=r"mms_error: sample = .* is not allowed; expected a fraction"):
+        verification.mms_error(BallNode(), solution, 0.1, 4, sample=sample)

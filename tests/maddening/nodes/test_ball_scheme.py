@@ -1,0 +1,144 @@
+"""BallNode's default route against the seed's scheme (stepped in NumPy and solved by hand), and the drop programs.
+
+The book's ball-evidence page holds BallNode's default route to the seed's scheme stepped again in
+NumPy and to its closed form, both written on the page; these tests hold the same, with their own
+references below, for drops the page does not run.
+"""
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import maddening
+from maddening.errors import invalid
+from maddening.nodes import ball_evidence as ev
+from maddening.nodes.ball_evidence import SEED_DROP, DropCase
+
+def scheme_drop(case: DropCase = SEED_DROP) -> dict[str, float]:
+    """The per-step scheme's drop in closed form: the seed's difference equations solved by hand.
+
+    From rest, ``n*`` is the first step with ``h - |g| dt^2 n (n + 1) / 2 < 0`` (the
+    step at whose end the contact is seen). With ``j = N - n*`` steps after it
+    (``N = T / dt``) and the branch of every step held as taken::
+
+        x(T)    = x_t + |g| dt^2 (j e n* - j (j + 1) / 2)
+        dx/dh   = 0
+        dx/d|g| = (x(T) - x_t) / |g|
+        dx/de   = |g| dt^2 j n*
+
+    Also returned: ``contact_step`` ``n*``, ``late`` (``n* dt - t_c``, how late the contact
+    is seen), ``below`` (how far below the table the free step that saw it ended,
+    ``|g| dt^2 n* (n* + 1) / 2 - h``), and ``apex`` (the highest grid position of the
+    rebound above the table, at ``j = floor(e n*)``). It assumes an impact faster than
+    ``BallNode.CONTACT_SPEED_THRESHOLD`` and no second contact before ``T``.
+    """
+    h, g, e, dt = case.height, case.gravity, case.elasticity, case.dt
+    n = math.ceil(math.sqrt(2.0 * h / (g * dt * dt)))  # a first guess, then the exact first step below
+    while n > 1 and h - g * dt * dt * (n - 1) * n / 2.0 < 0:
+        n -= 1
+    while not h - g * dt * dt * n * (n + 1) / 2.0 < 0:
+        n += 1
+    j = case.steps - n
+    up = math.floor(e * n)
+    rise = g * dt * dt * (j * e * n - j * (j + 1) / 2.0)
+    return {
+        "x": case.table + rise,
+        "dxdh": 0.0,
+        "dxdg": rise / g,
+        "dxde": g * dt * dt * j * n,
+        "contact_step": n,
+        "late": n * dt - case.contact_time,
+        "below": g * dt * dt * n * (n + 1) / 2.0 - h,
+        "apex": g * dt * dt * (up * e * n - up * (up + 1) / 2.0),
+    }
+
+
+_SEED_THRESHOLD = 1e-4
+"""The seed's contact-speed threshold in m/s, kept here for ``scheme_steps``. An impact at or below it stops the ball."""
+
+
+def scheme_steps(cases: Sequence[DropCase], threshold: float = _SEED_THRESHOLD) -> list[dict[str, np.ndarray]]:
+    """The seed's per-step scheme stepped again in NumPy, independently of ``BallNode``: ``t``, ``x`` and ``v`` of each drop.
+
+    Each step is, as the seed writes it::
+
+        v' = v + g dt,   x' = x + dt v',   then if x' < x_t:  x' = x_t,
+        v' = 0 if |v'| <= threshold else -e v'
+
+    with ``g = -|g|``, from rest at ``x_t + h``. The drops run side by side, each for its
+    own number of steps. A reference for ``BallNode.update``'s default route: it shares no
+    code with it (not even the threshold, which is the seed's figure).
+    """
+    if isinstance(cases, DropCase) or not cases or not all(isinstance(c, DropCase) for c in cases):
+        raise invalid("cases", cases, "a non-empty sequence of DropCase", where="scheme_steps")
+    g = -np.array([c.gravity for c in cases])
+    e = np.array([c.elasticity for c in cases])
+    dt = np.array([c.dt for c in cases])
+    table = np.array([c.table for c in cases])
+    steps = np.array([c.steps for c in cases])
+    x = table + np.array([c.height for c in cases])
+    v = np.zeros_like(x)
+    xs, vs = [x], [v]
+    for n in range(int(steps.max())):
+        v_new = v + g * dt
+        x_new = x + dt * v_new
+        hit = x_new < table
+        bounced = np.where(np.abs(v_new) <= threshold, 0.0, -e * v_new)
+        live = n < steps
+        x = np.where(live, np.where(hit, table, x_new), x)
+        v = np.where(live, np.where(hit, bounced, v_new), v)
+        xs.append(x)
+        vs.append(v)
+    xs, vs = np.array(xs), np.array(vs)
+    return [{"t": np.arange(c.steps + 1) * c.dt, "x": xs[: c.steps + 1, i], "v": vs[: c.steps + 1, i]}
+            for i, c in enumerate(cases)]
+
+
+
+@settings(max_examples=8, deadline=None)
+@given(height=st.floats(0.2, 2.0), elasticity=st.floats(0.0, 1.0), dt=st.sampled_from([1e-3, 3e-3, 1e-2, 5e-2]))
+def test_update_is_the_seeds_scheme_step_for_step(height, elasticity, dt):
+    cases = [ev.DropCase(height=height, elasticity=elasticity, t_final=round(2.0 / dt) * dt, dt=dt)]
+    ours = ev.sweep_trajectories(cases)[0]
+    reference = scheme_steps(cases)[0]
+    assert np.max(np.abs(ours["x"] - reference["x"])) <= 1e-11
+    assert np.max(np.abs(ours["v"] - reference["v"])) <= 1e-11
+
+
+@settings(max_examples=8, deadline=None)
+@given(height=st.floats(0.2, 2.0), elasticity=st.floats(0.2, 1.0), dt=st.sampled_from([1e-3, 3e-3, 1e-2]))
+def test_the_closed_form_is_the_scheme(height, elasticity, dt):
+    """scheme_drop's contact step, lateness, penetration and apex, read off the NumPy run."""
+    case = ev.DropCase(height=height, elasticity=elasticity, t_final=round(2.0 / dt) * dt, dt=dt)
+    closed = scheme_drop(case)
+    run = scheme_steps([case])[0]
+    n = closed["contact_step"]
+    assert run["x"][n - 1] > 0 and run["x"][n] == 0.0 and run["v"][n] > 0  # seen at the end of step n*
+    assert closed["late"] == pytest.approx(n * dt - math.sqrt(2 * height / case.gravity))
+    assert 0 < closed["below"] <= case.gravity * n * dt * dt  # within one step of travel at impact
+    bounces = np.nonzero((run["v"][:-1] < 0) & (run["v"][1:] >= 0))[0]
+    end = bounces[1] + 1 if len(bounces) > 1 else len(run["x"])
+    assert closed["apex"] == pytest.approx(run["x"][n:end].max(), abs=1e-12)
+
+
+def test_many_drops_equal_one_at_a_time():
+    """Blocks of DROP_BLOCK, the last one padded, give each drop what a call of its own gives."""
+    cases = [ev.SEED_DROP.with_(dt=1e-3 / 2**k) for k in range(ev.DROP_BLOCK + 1)]
+    many = ev.drop_gradients_many(cases)
+    assert many[0] == ev.drop_gradients(cases[0])
+    assert many[-1] == ev.drop_gradients(cases[-1])
+    assert [m["x"] for m in many] == pytest.approx([scheme_drop(c)["x"] for c in cases], abs=1e-11)
+
+
+@pytest.mark.parametrize("cases, match", [
+    ([], "cases = \\[\\] is not allowed"),
+    (ev.SEED_DROP, "cases = DropCase"),
+    ([ev.SEED_DROP.with_(t_final=4.0, dt=1e-4)], "a drop of 1 to STEP_CAPACITY = 32768 steps"),
+])
+def test_bad_drops_are_refused_by_name(cases, match):
+    with pytest.raises(maddening.ValidationError, match=match):
+        ev.drop_gradients_many(cases)

@@ -19,7 +19,7 @@ figures of one record runs its scenarios once.
 from __future__ import annotations
 
 import math
-from functools import lru_cache, partial
+from functools import lru_cache
 from typing import Any
 
 import jax
@@ -141,8 +141,8 @@ def curved_wall_places(geometry: Any, *, n: int = CURVED_WALL_POSES, seed: int =
     from scipy.spatial import cKDTree
 
     from mime import demos
-    from mime.geometry import rotation
     from mime.interactions import GROUPS
+    from mime.scene import shape_of
 
     body = demos.make_body(geometry, mass=1e-6)
     surface = demos.NARROW_TUBE.inner_surface
@@ -154,7 +154,12 @@ def curved_wall_places(geometry: Any, *, n: int = CURVED_WALL_POSES, seed: int =
     qs, dirs = _tube_poses(n, seed)
     with jax.enable_x64(True):
         P = jnp.asarray(points)
-        gaps = jax.jit(jax.vmap(lambda x, q: surface.distance(x + P @ rotation.matrix(q).T) - conf.margin))
+        shape = jax.tree_util.tree_map(jnp.asarray, shape_of(surface))
+        margin = jnp.asarray(conf.margin)
+
+        def gaps(x: Any, q: Any) -> Any:
+            return _sample_gaps(shape, P, margin, x, q)
+
         x = dirs * 4e-4
         for _ in range(4):  # along the wall's direction until the nearest sample is at the margin
             x = x + dirs * np.asarray(gaps(jnp.asarray(x), jnp.asarray(qs))).min(axis=1)[:, None]
@@ -184,6 +189,18 @@ def curved_wall_places(geometry: Any, *, n: int = CURVED_WALL_POSES, seed: int =
     return {"excess": excess, "starts": tuple(report.starts), "shortfall": report.shortfall, "positions": x, "orientations": qs}
 
 
+@jax.jit
+def _sample_gaps(surface: Any, points: Any, margin: Any, positions: Any, orientations: Any) -> Any:
+    """``(n, N)``: at each of ``n`` poses, each sample's ``distance - margin``, m."""
+    from mime.geometry import rotation
+
+    def one(x: Any, q: Any) -> Any:
+        phi, _ = surface.distance_and_normal(x + points @ rotation.matrix(q).T)
+        return phi - margin
+
+    return jax.vmap(one)(positions, orientations)
+
+
 @lru_cache(maxsize=None)
 def _curved_wall_shares() -> dict[str, float]:
     from mime import demos
@@ -205,8 +222,8 @@ def measure_134() -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 # MIME-ANO-136: the first pass's points alone, against the second pass's
 # ---------------------------------------------------------------------------------------
-@partial(jax.jit, static_argnums=(3,))
-def _passes(inputs: Any, state: Any, t: Any, dt: float):
+@jax.jit
+def _passes(inputs: Any, state: Any, t: Any, dt: Any):
     import jax.numpy as jnp
 
     from mime.geometry.rotation import advance_pose

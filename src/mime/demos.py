@@ -14,7 +14,6 @@ floats), and no scenario changes a body it was given.
 from __future__ import annotations
 
 import math
-from functools import partial
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -29,7 +28,7 @@ from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Hull, Mesh, Screw, Sphere, cylinder_mesh, rotation
 from mime.interactions import CentreContact, Confinement, Contact
 from mime.nodes import ConstantLoad, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
-from mime.scene import Floor, Tube
+from mime.scene import Floor, Tube, shape_of
 from mime.units import m, mm
 
 __all__ = [
@@ -200,13 +199,15 @@ def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.
     """Each pose's smallest ``distance - margin`` over a dense sampling of the hull (``spacing``), m."""
     pts, _, _ = hull.sample(spacing)
     with jax.enable_x64(True):
-        return np.asarray(_gaps(surface, jnp.asarray(pts), jnp.asarray(positions), jnp.asarray(orientations)))
+        shape = jax.tree_util.tree_map(jnp.asarray, shape_of(surface))
+        return np.asarray(_gaps(shape, jnp.asarray(pts), jnp.asarray(positions), jnp.asarray(orientations)))
 
 
-@partial(jax.jit, static_argnames=("surface",))
+@jax.jit
 def _gaps(surface: Any, P: Any, positions: Any, orientations: Any) -> Any:
     def one(x, q):
-        return jnp.min(surface.distance(x + P @ rotation.matrix(q).T)) - MARGIN
+        phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
+        return jnp.min(phi) - MARGIN
 
     return jax.vmap(one)(positions, orientations)
 
@@ -653,9 +654,9 @@ class TouchingIsForce:
 
 def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
-    from mime.nodes.rigid import step
     from mime._pytree import replace
     from mime.dynamics import FreeFlight
+    from mime.nodes.rigid import scan_chunk
 
     body = make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                      velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
@@ -665,15 +666,19 @@ def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     with jax.enable_x64(True):
         held_inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
         free_inputs = replace(held_inputs, hold=FreeFlight())
-        starts = jax.tree_util.tree_map(lambda a0, a: jnp.asarray(np.concatenate([a0[None], a[:-1]])), body.start, s)
-        t = DT * jnp.arange(steps)
+        starts = jax.tree_util.tree_map(lambda a0, a: np.concatenate([a0[None], a[:-1]]), body.start, s)
+        one = jnp.asarray(1, jnp.int32)
 
-        def both(state: RigidState, ti: Any) -> Any:
-            held, _ = step(held_inputs, state, ti, DT)
-            free, _ = step(free_inputs, state, ti, DT)
-            return jnp.any(jnp.stack([jnp.any(getattr(held, k) != getattr(free, k)) for k in RigidState.FIELDS]))
+        def after(inputs: Any, k: int) -> RigidState:
+            # one step from the k-th start: the run's own compiled chunk, its first step only
+            start = jax.tree_util.tree_map(lambda a: jnp.asarray(a[k]), starts)
+            _, (states, _) = scan_chunk(inputs, start, DT, jnp.asarray(float(k)), one)
+            return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), states)
 
-        changed = np.asarray(jax.jit(jax.vmap(both))(starts, t))
+        def differ(a: RigidState, b: RigidState) -> bool:
+            return any(bool(np.any(getattr(a, f) != getattr(b, f))) for f in RigidState.FIELDS)
+
+        changed = np.array([differ(after(held_inputs, k), after(free_inputs, k)) for k in range(steps)])
     forced = (r.report.contact_impulse > 0) | (r.report.contact_push > 0)
     return TouchingIsForce(r.report.touching, changed, forced)
 

@@ -52,13 +52,14 @@ import numpy as np
 
 from maddening.core import check_timestep
 from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
-from mime._pytree import pytree
+from mime._pytree import pytree, static
 from mime.dynamics import RigidState
 from mime.errors import Number, OneOf, ValidationError, Whole, invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, rotation
 from mime.nodes import RigidInertialNode
 from mime.nodes.rigid import step
+from mime.scene import shape_of
 
 __all__ = ["SweepResult", "SweepTally", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds",
            "STATE_FIELDS"]
@@ -126,29 +127,138 @@ class SweepResult:
 # ---------------------------------------------------------------------------------------
 # the hull's depth below its centre, measured without the contact's code
 # ---------------------------------------------------------------------------------------
-def _kind_depth(geometry: Any, d: Any, measure_spacing: float) -> Any:
-    """``max_{p in kind} p . d`` for a unit body-frame direction ``d`` (part frame), m."""
+_CLOSED = (Sphere, Ellipsoid, Cylinder, Capsule, Box)
+"""The kinds whose depth is written in closed form, in the order of their index in a measure (a mesh's and
+a point set's depth is the largest over their points, as is any other kind's over a dense sampling)."""
+
+
+def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarray, np.ndarray]:
+    """``(index, numbers, points)``: what :func:`_kind_depth` reads of a kind: its place in ``_CLOSED``
+    (``len(_CLOSED)`` for a depth over points), its lengths ``(3,)`` and the points it is measured at
+    (``(N, 3)``, N a power of two, repeating its last point; one zero point for a closed form)."""
     g = geometry
+    lengths = np.zeros(3)
     if isinstance(g, Sphere):
-        return jnp.asarray(g.radius, d.dtype)
-    if isinstance(g, Ellipsoid):
-        return jnp.sqrt((g.a * d[0]) ** 2 + (g.b * d[1]) ** 2 + (g.c * d[2]) ** 2)
-    if isinstance(g, Cylinder):
-        return g.radius * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + 0.5 * g.length * jnp.abs(d[2])
-    if isinstance(g, Capsule):
-        return g.radius + 0.5 * g.length * jnp.abs(d[2])
-    if isinstance(g, Box):
-        return 0.5 * (g.x * jnp.abs(d[0]) + g.y * jnp.abs(d[1]) + g.z * jnp.abs(d[2]))
+        lengths[:1] = (g.radius,)
+    elif isinstance(g, Ellipsoid):
+        lengths[:] = (g.a, g.b, g.c)
+    elif isinstance(g, (Cylinder, Capsule)):
+        lengths[:2] = (g.radius, 0.5 * g.length)
+    elif isinstance(g, Box):
+        lengths[:] = (g.x, g.y, g.z)
+    if isinstance(g, _CLOSED):
+        return _CLOSED.index(type(g)), lengths, np.zeros((1, 3))
     if isinstance(g, Mesh):
-        return jnp.max(jnp.asarray(g.vertices, d.dtype) @ d)
-    if isinstance(g, PointSet):
-        return jnp.max(jnp.asarray(g.points, d.dtype) @ d)
-    points, _ = g.sample(measure_spacing)  # the screw, and any kind with no closed form: dense samples
-    return jnp.max(jnp.asarray(points, d.dtype) @ d)
+        points = np.asarray(g.vertices, dtype=np.float64)
+    elif isinstance(g, PointSet):
+        points = np.asarray(g.points, dtype=np.float64)
+    else:  # the screw, and any kind with no closed form: dense samples
+        points = np.asarray(g.sample(measure_spacing)[0], dtype=np.float64)
+    n = 1 << max(3, math.ceil(math.log2(len(points))))  # a power of two of rows: sizes share a compilation
+    return len(_CLOSED), lengths, np.concatenate([points, np.repeat(points[-1:], n - len(points), axis=0)])
+
+
+def _kind_depth(kind: Array, numbers: Array, points: Array, d: Array) -> Array:
+    """``max_{p in kind} p . d`` for a unit part-frame direction ``d``, m, of the kind whose
+    :func:`_kind_numbers` are ``(kind, numbers, points)`` (traceable; ``kind`` picks the formula)."""
+    def sphere(c: Array, P: Array, d: Array) -> Array:
+        return c[0]
+
+    def ellipsoid(c: Array, P: Array, d: Array) -> Array:
+        return jnp.sqrt((c[0] * d[0]) ** 2 + (c[1] * d[1]) ** 2 + (c[2] * d[2]) ** 2)
+
+    def cylinder(c: Array, P: Array, d: Array) -> Array:
+        return c[0] * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + c[1] * jnp.abs(d[2])
+
+    def capsule(c: Array, P: Array, d: Array) -> Array:
+        return c[0] + c[1] * jnp.abs(d[2])
+
+    def box(c: Array, P: Array, d: Array) -> Array:
+        return 0.5 * (c[0] * jnp.abs(d[0]) + c[1] * jnp.abs(d[1]) + c[2] * jnp.abs(d[2]))
+
+    def over_points(c: Array, P: Array, d: Array) -> Array:  # a mesh's vertices, a point set's points, samples
+        return jnp.max(P @ d)
+
+    branches = [sphere, ellipsoid, cylinder, capsule, box, over_points]
+    return jax.lax.switch(kind, branches, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype), d)
 
 
 def _kind_depth_is_sampled(geometry: Any) -> bool:
-    return not isinstance(geometry, (Sphere, Ellipsoid, Cylinder, Capsule, Box, Mesh, PointSet))
+    return not isinstance(geometry, _CLOSED + (Mesh, PointSet))
+
+
+@pytree
+class _Measure:
+    """The gap measure of a hull against a surface (a pytree: every number traced).
+
+    Attributes:
+        surface: the surface's shape (``mime.scene.shape_of``).
+        margin: ``()`` m.
+        extent: ``()`` m, the reach of a body with no parts.
+        kinds: ``(P,)`` int, each part's formula (:func:`_kind_numbers`).
+        lengths: ``(P, 3)`` m, each part's lengths.
+        points: per part, ``(N, 3)`` m, the points its depth is the largest over (one zero point for a
+            closed form).
+        offsets: ``(P, 3)`` m, each part's position in the body's frame.
+        turns: ``(P, 3, 3)`` each part's rotation into the body's frame.
+        samples: ``(N, 3)`` m, a dense sampling of the hull (against a curved surface; else ``(1, 3)``).
+        flat: whether the surface is flat or the body has no parts, measured in closed form (static).
+    """
+
+    surface: Any
+    margin: Array
+    extent: Array
+    kinds: Array
+    lengths: Array
+    points: tuple
+    offsets: Array
+    turns: Array
+    samples: Array
+    flat: bool = static(default=True)
+
+    @classmethod
+    def of(cls, hull: Hull, surface: Any, margin: float, measure_spacing: float) -> "_Measure":
+        flat = bool(getattr(surface, "flat", False)) or not hull.has_hull
+        parts = hull.parts
+        numbers = [_kind_numbers(p.geometry, measure_spacing) for p in parts]
+        samples = np.zeros((1, 3)) if flat else np.asarray(hull.sample(measure_spacing)[0], dtype=np.float64)
+        return cls(
+            surface=shape_of(surface),
+            margin=np.float64(margin),
+            extent=np.float64(hull.extent),
+            kinds=np.array([k for k, _, _ in numbers], dtype=np.int32),
+            lengths=np.array([c for _, c, _ in numbers], dtype=np.float64).reshape(-1, 3),
+            points=tuple(P for _, _, P in numbers),
+            offsets=np.array([p.position for p in parts], dtype=np.float64).reshape(-1, 3),
+            turns=np.array([np.asarray(rotation.matrix(np.asarray(p.orientation))) for p in parts],
+                           dtype=np.float64).reshape(-1, 3, 3),
+            samples=samples,
+            flat=flat,
+        )
+
+    def depth(self, direction: Any) -> Any:
+        """How far the hull reaches from the body's centre along the unit body-frame ``direction``, m."""
+        d = jnp.asarray(direction)
+        if not self.points:
+            return jnp.asarray(self.extent, d.dtype)
+        reaches = []
+        for j in range(len(self.points)):
+            Rp = jnp.asarray(self.turns[j], d.dtype)
+            reaches.append(jnp.asarray(self.offsets[j], d.dtype) @ d
+                           + _kind_depth(self.kinds[j], self.lengths[j], self.points[j], Rp.T @ d))
+        return reaches[0] if len(reaches) == 1 else jnp.max(jnp.stack(reaches))
+
+    def gap(self, x: Any, q: Any) -> Any:
+        """The smallest ``distance - margin`` over the hull at the pose ``(x, q)``, m."""
+        surface = self.surface
+        if self.flat:
+            phi, n = surface.distance_and_normal(x)
+            if not self.points and not surface.flat:
+                return phi - self.extent - self.margin  # a ball of the extent: its centre's distance less it
+            return phi - self.depth(-(rotation.matrix(q).T @ n)) - self.margin
+        P = jnp.asarray(self.samples, x.dtype)
+        phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
+        return jnp.min(phi) - self.margin
 
 
 def hull_depth(hull: Hull, direction: Any, measure_spacing: float) -> Any:
@@ -158,34 +268,9 @@ def hull_depth(hull: Hull, direction: Any, measure_spacing: float) -> Any:
     in the body frame, in closed form where the kind has one; a body with no
     parts reaches its declared extent.
     """
-    d = jnp.asarray(direction)
-    if not hull.has_hull:
-        return jnp.asarray(hull.extent, d.dtype)
-    reaches = []
-    for part in hull.parts:
-        Rp = jnp.asarray(np.asarray(rotation.matrix(np.asarray(part.orientation))), d.dtype)
-        reaches.append(jnp.asarray(part.position, d.dtype) @ d + _kind_depth(part.geometry, Rp.T @ d, measure_spacing))
-    return reaches[0] if len(reaches) == 1 else jnp.max(jnp.stack(reaches))
+    from mime.scene import Plane
 
-
-def _gap_measure(hull: Hull, surface: Any, margin: float, measure_spacing: float):
-    """``gap(x, q)``: the smallest ``distance - margin`` over the hull at the pose ``(x, q)``, m."""
-    if getattr(surface, "flat", False) or not hull.has_hull:
-        def flat(x: Any, q: Any) -> Any:
-            phi, n = surface.distance_and_normal(x)
-            if not hull.has_hull and not getattr(surface, "flat", False):
-                return phi - hull.extent - margin  # a ball of the extent: its centre's distance less it
-            return phi - hull_depth(hull, -(rotation.matrix(q).T @ n), measure_spacing) - margin
-
-        return flat
-    points, _, _ = hull.sample(measure_spacing)
-
-    def curved(x: Any, q: Any) -> Any:
-        P = jnp.asarray(points, x.dtype)
-        phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
-        return jnp.min(phi) - margin
-
-    return curved
+    return _Measure.of(hull, Plane(), 0.0, measure_spacing).depth(direction)
 
 
 # ---------------------------------------------------------------------------------------
@@ -268,41 +353,24 @@ def run_sweep(built: Any, starts: Any, *, dt: float, steps: int, body: Any = Non
     with jax.enable_x64(True):
         states = _check_starts(starts)
         inputs = jax.tree_util.tree_map(jnp.asarray, built.step_inputs(body))
-        measure = _Measure(body.hull, confinement.surface, margin, spacing)
-        final, tally = _sweep(measure, steps, mesh, inputs, states, jnp.asarray(float(dt)))
+        measure = jax.tree_util.tree_map(jnp.asarray, _Measure.of(body.hull, confinement.surface, margin, spacing))
+        final, tally = _sweep(measure, inputs, states, jnp.asarray(float(dt)), jnp.asarray(steps, jnp.int32),
+                              mesh=mesh)
         final, tally = jax.tree_util.tree_map(np.asarray, (final, tally))
     return SweepResult(final=final, **{name: getattr(tally, name) for name in tally.__pytree_data__})
 
 
-@dataclass(frozen=True)
-class _Measure:
-    """The static, hashable description of the gap measure (a key of the compiled sweep)."""
-
-    hull: Any
-    surface: Any
-    margin: float
-    spacing: float
-
-    def _key(self) -> tuple:
-        hull = self.hull
-        shape = tuple((p.geometry, p.position, p.orientation) for p in hull.parts) if hull.has_hull else hull.extent
-        return (shape, self.surface, self.margin, self.spacing)
-
-    def __hash__(self) -> int:
-        return hash(self._key())
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, _Measure) and other._key() == self._key()
-
-
-@partial(jax.jit, static_argnums=(0, 1, 2))
-def _sweep(measure: _Measure, steps: int, mesh: Any, inputs: Any, states: RigidState, dt: Array):
-    gap_of = _gap_measure(measure.hull, measure.surface, measure.margin, measure.spacing)
+@partial(jax.jit, static_argnames=("mesh",))
+def _sweep(measure: _Measure, inputs: Any, states: RigidState, dt: Array, steps: Array, *, mesh: Any):
+    """Every start's run of ``steps`` steps, reduced to its tally; one program per hull kind and surface
+    kind (the numbers, the count of steps and of starts aside)."""
+    gap_of = measure.gap
     surface = measure.surface
 
-    def one(state: RigidState, inputs: Any, dt: Array) -> tuple[RigidState, SweepTally]:
-        def advance(carry: tuple[RigidState, SweepTally], k: Array) -> tuple[tuple[RigidState, SweepTally], None]:
+    def one(state: RigidState, inputs: Any, dt: Array, steps: Array) -> tuple[RigidState, SweepTally]:
+        def advance(i: Array, carry: tuple[RigidState, SweepTally]) -> tuple[RigidState, SweepTally]:
             state, tally = carry
+            k = i.astype(dt.dtype)
             new, report = step(inputs, state, k * dt, dt)
             gap = gap_of(new.position, new.orientation)
             # the held point that started the step deepest: its outward speed with the new twist
@@ -321,19 +389,18 @@ def _sweep(measure: _Measure, steps: int, mesh: Any, inputs: Any, states: RigidS
                 support_short=tally.support_short + report.support_short,
                 start_gap=tally.start_gap,
             )
-            return (new, tally), None
+            return new, tally
 
         x0 = state.position
         zero = jnp.zeros((), jnp.int32)
         tally0 = SweepTally(jnp.asarray(jnp.inf, x0.dtype), jnp.zeros((), x0.dtype), zero, zero, zero, zero,
                             gap_of(x0, state.orientation))
-        (final, tally), _ = jax.lax.scan(advance, (state, tally0), jnp.arange(steps, dtype=dt.dtype))
-        return final, tally
+        return jax.lax.fori_loop(0, steps, advance, (state, tally0))
 
-    def local(batch: RigidState, inputs: Any, dt: Array) -> tuple[RigidState, SweepTally]:
-        return jax.vmap(one, in_axes=(0, None, None))(batch, inputs, dt)
+    def local(batch: RigidState, inputs: Any, dt: Array, steps: Array) -> tuple[RigidState, SweepTally]:
+        return jax.vmap(one, in_axes=(0, None, None, None))(batch, inputs, dt, steps)
 
-    return map_batch(local, states, inputs, dt, mesh=mesh)
+    return map_batch(local, states, inputs, dt, steps, mesh=mesh)
 
 
 # ---------------------------------------------------------------------------------------

@@ -14,6 +14,12 @@ metres. A kind states
 
 The support query ``support(direction)`` gives the point of the kind farthest
 along ``direction`` (body frame, any length): ``argmax_{x in hull} x . d``.
+
+A compiled contact step reads a kind's support through its *numbers*: ``support_params()``
+(a float64 vector of ``SUPPORT_WIDTH``) and ``support_steps`` (the bound on an iterative
+search), both traced, and the class's ``support_from(params, direction, hint, steps)``. Kinds
+of one class then share one compiled step whatever their sizes; ``support_near`` is
+``support_from`` with the kind's own numbers, the same arithmetic.
 """
 
 from __future__ import annotations
@@ -25,7 +31,10 @@ import numpy as np
 
 from mime.errors import ValidationError, real_array, invalid
 
-__all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc"]
+__all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc", "SUPPORT_WIDTH"]
+
+SUPPORT_WIDTH = 8
+"""The length of every kind's ``support_params()`` vector (the widest kind's count, zeros after a kind's own)."""
 
 
 def positive_length(argument: str, value: Any, *, where: str) -> float:
@@ -60,6 +69,13 @@ def fibonacci_sphere(n: int) -> np.ndarray:
     rho = np.sqrt(np.maximum(0.0, 1.0 - z * z))
     phi = i * math.pi * (3.0 - math.sqrt(5.0))
     return np.stack([rho * np.cos(phi), rho * np.sin(phi), z], axis=1)
+
+
+def padded(*numbers: float) -> np.ndarray:
+    """``numbers`` as a float64 vector of ``SUPPORT_WIDTH``, zeros after them."""
+    out = np.zeros(SUPPORT_WIDTH)
+    out[: len(numbers)] = numbers
+    return out
 
 
 def ring_disc(radius: float, spacing: float) -> np.ndarray:
@@ -115,7 +131,21 @@ class Geometry:
         For a closed form the hint only breaks ties (a cylinder lying along a wall
         is deepest along a whole line; the point nearest the hint is kept).
         """
-        raise ValidationError(f"{type(self).__name__} has no support query")
+        if not self.has_support:
+            raise ValidationError(f"{type(self).__name__} has no support query")
+        return type(self).support_from(self.support_params(), direction, hint, self.support_steps)
+
+    def support_params(self) -> np.ndarray:
+        """The numbers the support query reads, float64 ``(SUPPORT_WIDTH,)`` (zeros after the kind's own)."""
+        return np.zeros(SUPPORT_WIDTH)
+
+    support_steps: int = 0
+    """The bound on the support search's iterations (a screw's Newton steps; 0 for a closed form)."""
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
+        """``support_near`` of the kind whose numbers are ``params`` (traceable in every argument)."""
+        raise ValidationError("a kind with no support query has no support_from")
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         """``(points, normals)``, each ``(n, 3)``, no more than about ``spacing`` apart."""

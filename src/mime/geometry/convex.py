@@ -32,7 +32,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from mime._numerics import is_zero_length
-from mime.geometry._base import Geometry, fibonacci_sphere, positive_length, ring_disc
+from mime.geometry._base import Geometry, fibonacci_sphere, padded, positive_length, ring_disc
 
 __all__ = ["Sphere", "Ellipsoid", "Cylinder", "Capsule", "unit", "TIE"]
 
@@ -97,8 +97,15 @@ class Sphere(Geometry):
     def support(self, direction: Any) -> Any:
         return self.radius * unit(jnp.asarray(direction))
 
-    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
-        return self.support(direction), jnp.array(True)
+    def support_params(self) -> np.ndarray:
+        """``(radius,)``."""
+        return padded(self.radius)
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
+        d = unit(jnp.asarray(direction))
+        p = jnp.asarray(params, dtype=d.dtype)
+        return p[0] * d, jnp.array(True)
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
         n = math.ceil(4 * math.pi * self.radius**2 / spacing**2)
@@ -139,8 +146,15 @@ class Ellipsoid(Geometry):
         a2 = jnp.array([self.a**2, self.b**2, self.c**2], dtype=d.dtype)
         return a2 * d / jnp.sqrt(jnp.sum(a2 * d * d, axis=-1, keepdims=True))
 
-    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
-        return self.support(direction), jnp.array(True)
+    def support_params(self) -> np.ndarray:
+        """``(a^2, b^2, c^2)``."""
+        return padded(self.a**2, self.b**2, self.c**2)
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
+        d = unit(jnp.asarray(direction))
+        a2 = jnp.asarray(params, dtype=d.dtype)[:3]
+        return a2 * d / jnp.sqrt(jnp.sum(a2 * d * d, axis=-1, keepdims=True)), jnp.array(True)
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
         n = math.ceil(4 * math.pi * max(self.a, self.b, self.c) ** 2 / spacing**2)
@@ -184,12 +198,18 @@ class Cylinder(Geometry):
     def radial_extent(self) -> float:
         return self.radius
 
-    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
+    def support_params(self) -> np.ndarray:
+        """``(radius, length / 2, size)``."""
+        return padded(self.radius, self.length / 2, self.size)
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
         d = unit(jnp.asarray(direction))
         hint = jnp.asarray(hint, dtype=d.dtype)
-        tie = _tie(self.size, d.dtype)
-        xy = _radial(d[:2], self.radius, hint[:2], tie)
-        z = _axial(d[2], self.length / 2, hint[2])
+        radius, half, size = jnp.asarray(params, dtype=d.dtype)[:3]
+        tie = _tie(size, d.dtype)
+        xy = _radial(d[:2], radius, hint[:2], tie)
+        z = _axial(d[2], half, hint[2])
         return jnp.concatenate([xy, z[None]]), jnp.array(True)
 
     def support(self, direction: Any) -> Any:
@@ -230,11 +250,17 @@ class Capsule(Geometry):
     def radial_extent(self) -> float:
         return self.radius
 
-    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
+    def support_params(self) -> np.ndarray:
+        """``(radius, length / 2)``."""
+        return padded(self.radius, self.length / 2)
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
         d = unit(jnp.asarray(direction))
         hint = jnp.asarray(hint, dtype=d.dtype)
-        z = _axial(d[2], self.length / 2, hint[2])
-        return jnp.array([0.0, 0.0, 1.0], dtype=d.dtype) * z + self.radius * d, jnp.array(True)
+        radius, half = jnp.asarray(params, dtype=d.dtype)[:2]
+        z = _axial(d[2], half, hint[2])
+        return jnp.array([0.0, 0.0, 1.0], dtype=d.dtype) * z + radius * d, jnp.array(True)
 
     def support(self, direction: Any) -> Any:
         d = unit(jnp.asarray(direction))

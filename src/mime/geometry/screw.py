@@ -28,15 +28,14 @@ converged when its last step moved the point by no more than
 from __future__ import annotations
 
 import math
-from functools import partial
-from typing import Any, ClassVar
+from typing import Any, ClassVar, NamedTuple
 
 import jax
 import jax.numpy as jnp
 import numpy as np
 
 from mime.errors import whole_number
-from mime.geometry._base import Geometry, positive_length
+from mime.geometry._base import Geometry, padded, positive_length
 from mime.geometry.convex import TIE, unit
 
 __all__ = ["Screw", "NEWTON_STEPS"]
@@ -107,65 +106,21 @@ class Screw(Geometry):
         """``(core_radius, thread_depth, pitch, length)``, m: the numbers the surface depends on."""
         return (self.core_radius, self.thread_depth, self.pitch, self.length)
 
-    def support_near(self, direction: Any, hint: Any) -> tuple[Any, Any]:
+    @property
+    def support_steps(self) -> int:  # type: ignore[override]
+        """The bound on the Newton steps of a search."""
+        return self.newton_steps
+
+    def support_params(self) -> np.ndarray:
+        """``(core_radius, thread_depth, pitch, length, k, outer_radius, size)``."""
+        return padded(self.core_radius, self.thread_depth, self.pitch, self.length, self.k, self.outer_radius,
+                      self.size)
+
+    @staticmethod
+    def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
         d = unit(jnp.asarray(direction))
         hint = jnp.asarray(hint, dtype=d.dtype)
-        return _newton_search(self.shape, d, hint, self.newton_steps)
-
-    def _search(self, d: Any, hint: Any, steps: int) -> tuple[Any, Any]:
-        half = self.length / 2
-        k = self.k
-        dt_max, dz_max = math.pi / 8, self.pitch / 8
-        tol = self.tolerance(d.dtype)
-        eps = jnp.finfo(d.dtype).eps
-
-        def g(u):
-            th, z = u[0], u[1]
-            return self.radius_at(th, z) * (d[0] * jnp.cos(th) + d[1] * jnp.sin(th)) + d[2] * z
-
-        grad = jax.grad(g)
-        hess = jax.hessian(g)
-
-        def body(carry):
-            k, u, last = carry
-            gr, H = grad(u), hess(u)
-            at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) > 0)
-            det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-            concave2 = (H[0, 0] < 0) & (det > 0)
-            safe_det = jnp.where(concave2, det, 1.0)
-            n2 = -jnp.array([H[1, 1] * gr[0] - H[0, 1] * gr[1], -H[1, 0] * gr[0] + H[0, 0] * gr[1]]) / safe_det
-            asc = jnp.array([dt_max * jnp.sign(gr[0]), dz_max * jnp.sign(gr[1])])
-            step2 = jnp.where(concave2, n2, asc)
-            h00 = jnp.where(H[0, 0] < 0, H[0, 0], -1.0)
-            step1 = jnp.array([jnp.where(H[0, 0] < 0, -gr[0] / h00, dt_max * jnp.sign(gr[0])), 0.0])
-            step = jnp.where(at_end, step1, step2)
-            step = jnp.clip(step, jnp.array([-dt_max, -dz_max]), jnp.array([dt_max, dz_max]))
-            new = jnp.stack([u[0] + step[0], jnp.clip(u[1] + step[1], -half, half)]).astype(u.dtype)
-            r = self.radius_at(new[0], new[1])
-            moved = jnp.sqrt((r * (new[0] - u[0])) ** 2 + (new[1] - u[1]) ** 2)
-            return k + 1, new, moved.astype(u.dtype)
-
-        th0 = jnp.arctan2(hint[1], hint[0])
-        u0 = jnp.stack([th0, jnp.clip(hint[2], -half, half)]).astype(d.dtype)
-        # bounded: at most ``steps`` steps, stopping once a step moves the point by no more than tol
-        _, u, last = jax.lax.while_loop(
-            lambda c: (c[0] < steps) & (c[2] > tol), body, (jnp.array(0), u0, jnp.array(jnp.inf, dtype=d.dtype))
-        )
-        H = hess(u)
-        gr = grad(u)
-        at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) >= 0)
-        det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-        is_max = jnp.where(at_end, H[0, 0] < 0, (H[0, 0] < 0) & (det > 0))
-        converged = (last <= tol) & is_max
-        point = self.point_at(u[0], u[1])
-        # a direction along the axis: the whole end cap ties; keep the hint's place on it
-        rho = jnp.sqrt(d[0] ** 2 + d[1] ** 2)
-        axial = rho * self.outer_radius <= TIE * eps * self.size
-        hr2 = hint[0] ** 2 + hint[1] ** 2
-        cap_r = self.core_radius
-        scale = jnp.where(hr2 > cap_r**2, cap_r / jnp.sqrt(jnp.where(hr2 > 0, hr2, 1.0)), 1.0)
-        cap = jnp.array([hint[0] * scale, hint[1] * scale, jnp.where(d[2] > 0, half, -half)])
-        return jnp.where(axial, cap, point), jnp.where(axial, True, converged)
+        return _newton_search(jnp.asarray(params, dtype=d.dtype), d, hint, steps)
 
     def _crest_starts(self, d: Any) -> Any:
         alpha = jnp.arctan2(d[1], d[0])
@@ -180,7 +135,8 @@ class Screw(Geometry):
         """The global support: Newton's steps from every crest pass and both rims, the best kept."""
         d = unit(jnp.asarray(direction))
         starts = self._crest_starts(d)
-        pts, ok = jax.vmap(lambda h: _newton_search(self.shape, d, h, max(self.newton_steps, NEWTON_STEPS)))(starts)
+        params = jnp.asarray(self.support_params(), dtype=d.dtype)
+        pts, ok = jax.vmap(lambda h: _newton_search(params, d, h, max(self.newton_steps, NEWTON_STEPS)))(starts)
         val = jnp.where(ok, pts @ d, -jnp.inf)
         return pts[jnp.argmax(val)]
 
@@ -230,12 +186,86 @@ class Screw(Geometry):
         }
 
 
-@partial(jax.jit, static_argnames=("shape", "steps"))
-def _newton_search(shape: tuple[float, float, float, float], d: Any, hint: Any, steps: int) -> tuple[Any, Any]:
-    """``Screw._search`` for a screw of ``shape``, traced once per shape, step bound and batching.
+class _Numbers(NamedTuple):
+    """A screw's numbers as the search reads them (each traced), m: ``params`` unpacked."""
 
-    A contact step searches the screw at several places (each pass's starts, the
-    refinements); each search is a loop with a Hessian inside, and tracing it anew
-    at every place cost about 0.5 s of each step's compilation.
+    core_radius: Any
+    thread_depth: Any
+    pitch: Any
+    length: Any
+    k: Any
+    outer_radius: Any
+    size: Any
+
+    def radius_at(self, theta: Any, z: Any) -> Any:
+        """``R(theta, z)``, m."""
+        return self.core_radius + 0.5 * self.thread_depth * (1.0 + jnp.cos(self.k * z - theta))
+
+    def point_at(self, theta: Any, z: Any) -> Any:
+        r = self.radius_at(theta, z)
+        return jnp.stack([r * jnp.cos(theta), r * jnp.sin(theta), z], axis=-1)
+
+
+@jax.jit
+def _newton_search(params: Any, d: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
+    """The bounded Newton search of ``support_near`` for the screw whose numbers are ``params``
+    (``Screw.support_params``), from ``hint`` along the unit ``d``, at most ``steps`` steps.
+
+    Every argument is traced, so one compiled search serves every screw and bound. A contact
+    step searches the screw at several places (each pass's starts, the refinements); each search
+    is a loop with a Hessian inside, and tracing it anew at every place cost about 0.5 s of each
+    step's compilation.
     """
-    return Screw(*shape)._search(d, hint, steps)
+    s = _Numbers(*(params[i] for i in range(7)))
+    half = s.length / 2
+    dt_max, dz_max = math.pi / 8, s.pitch / 8
+    tol = float(np.sqrt(np.finfo(d.dtype).eps)) * s.size
+    eps = jnp.finfo(d.dtype).eps
+
+    def g(u):
+        th, z = u[0], u[1]
+        return s.radius_at(th, z) * (d[0] * jnp.cos(th) + d[1] * jnp.sin(th)) + d[2] * z
+
+    grad = jax.grad(g)
+    hess = jax.hessian(g)
+
+    def body(carry):
+        k, u, last = carry
+        gr, H = grad(u), hess(u)
+        at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) > 0)
+        det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
+        concave2 = (H[0, 0] < 0) & (det > 0)
+        safe_det = jnp.where(concave2, det, 1.0)
+        n2 = -jnp.array([H[1, 1] * gr[0] - H[0, 1] * gr[1], -H[1, 0] * gr[0] + H[0, 0] * gr[1]]) / safe_det
+        asc = jnp.array([dt_max * jnp.sign(gr[0]), dz_max * jnp.sign(gr[1])])
+        step2 = jnp.where(concave2, n2, asc)
+        h00 = jnp.where(H[0, 0] < 0, H[0, 0], -1.0)
+        step1 = jnp.array([jnp.where(H[0, 0] < 0, -gr[0] / h00, dt_max * jnp.sign(gr[0])), 0.0])
+        step = jnp.where(at_end, step1, step2)
+        step = jnp.clip(step, jnp.stack([-dt_max, -dz_max]), jnp.stack([dt_max, dz_max]))
+        new = jnp.stack([u[0] + step[0], jnp.clip(u[1] + step[1], -half, half)]).astype(u.dtype)
+        r = s.radius_at(new[0], new[1])
+        moved = jnp.sqrt((r * (new[0] - u[0])) ** 2 + (new[1] - u[1]) ** 2)
+        return k + 1, new, moved.astype(u.dtype)
+
+    th0 = jnp.arctan2(hint[1], hint[0])
+    u0 = jnp.stack([th0, jnp.clip(hint[2], -half, half)]).astype(d.dtype)
+    # bounded: at most ``steps`` steps, stopping once a step moves the point by no more than tol
+    _, u, last = jax.lax.while_loop(
+        lambda c: (c[0] < steps) & (c[2] > tol), body, (jnp.array(0), u0, jnp.array(jnp.inf, dtype=d.dtype))
+    )
+    H = hess(u)
+    gr = grad(u)
+    at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) >= 0)
+    det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
+    is_max = jnp.where(at_end, H[0, 0] < 0, (H[0, 0] < 0) & (det > 0))
+    converged = (last <= tol) & is_max
+    point = s.point_at(u[0], u[1])
+    # a direction along the axis: the whole end cap ties; keep the hint's place on it
+    rho = jnp.sqrt(d[0] ** 2 + d[1] ** 2)
+    axial = rho * s.outer_radius <= TIE * eps * s.size
+    hr2 = hint[0] ** 2 + hint[1] ** 2
+    cap_r = s.core_radius
+    scale = jnp.where(hr2 > cap_r**2, cap_r / jnp.sqrt(jnp.where(hr2 > 0, hr2, 1.0)), 1.0)
+    cap = jnp.stack([hint[0] * scale, hint[1] * scale, jnp.where(d[2] > 0, half, -half)])
+    return jnp.where(axial, cap, point), jnp.where(axial, True, converged)

@@ -9,8 +9,8 @@ Built once per plan (``build_confinement``):
    are deepest among their neighbours are joined into connected places, and the
    most places any probe finds in the group is its count of starts (at most
    ``MAX_STARTS``);
-3. the groups are padded to a power of two of rows, so hulls of similar sizes share
-   a compiled step.
+3. the groups are padded to ``SAMPLE_CAPACITY`` rows (more only for a hull that needs
+   them), so hulls of any kind and sampling share a compiled step.
 
 The result is a :class:`~mime.interactions.confinement.Confinement` whose hold is a
 :class:`~mime.interactions._hold.HullHold`. A body with no hull is held as a ball of
@@ -27,8 +27,11 @@ import numpy as np
 from mime.errors import Number, Whole, invalid
 from mime.geometry import Part
 from mime.interactions._centre import centre_hold
-from mime.interactions._hold import GROUPS, PROJECTION_SWEEPS, SWEEPS, HullHold
+from mime.interactions._hold import (
+    GROUPS, PROJECTION_SWEEPS, SAMPLE_CAPACITY, SAMPLE_CHUNK, SUPPORT_KINDS, SWEEPS, HullHold,
+)
 from mime.interactions.confinement import BuildReport, Confinement, checked_hull
+from mime.scene import shape_of
 
 __all__ = ["MAX_STARTS", "PROBES", "SPACING_FLOOR", "default_spacing", "build_confinement"]
 
@@ -165,7 +168,10 @@ def build_confinement(
     exclusion = float(min(3.0 * spacing, 0.5 * min_sep)) if np.isfinite(min_sep) else 3.0 * spacing
     exclusion = max(exclusion, 1.5 * spacing)
 
-    G = 1 << int(math.ceil(math.log2(max(int(sizes.max()), 1))))  # a power of two: hulls share compilations
+    # one size of sample arrays (SAMPLE_CAPACITY rows a group, more only for a hull that needs them), so that
+    # hulls share a compiled step whatever their sampling; the step reads the filled chunks alone
+    chunks = max(1, math.ceil(int(sizes.max()) / SAMPLE_CHUNK))
+    G = max(SAMPLE_CAPACITY, SAMPLE_CHUNK << max(0, math.ceil(math.log2(chunks))))
     samples = np.zeros((GROUPS, G, 3))
     valid = np.zeros((GROUPS, G), dtype=bool)
     sup = np.zeros((GROUPS, G), dtype=bool)
@@ -182,7 +188,9 @@ def build_confinement(
         sup[g, :k] = supported[sel]
         part[g, :k] = part_idx[sel]
         part[g, k:] = part_idx[sel[0]]
-    k_max = int(max(1, starts.max()))
+    shape = shape_of(surface)
+    kinds = tuple(type(p.geometry) if p.geometry.has_support else None for p in hull.parts)
+    uniform = len(set(kinds)) == 1 and kinds[0] in SUPPORT_KINDS
     hold = HullHold(
         margin=np.float64(margin),
         extent=np.float64(hull.extent),
@@ -193,16 +201,20 @@ def build_confinement(
         part=part,
         starts=starts.astype(np.int32),
         exclusion=np.full(GROUPS, exclusion),
-        surface=surface,
-        parts=tuple((p.geometry, p.position, p.orientation) for p in hull.parts),
-        lever_masks=tuple(_lever_mask(p) for p in hull.parts),
-        k_max=k_max,
-        sweeps=sweeps,
-        projection_sweeps=projection_sweeps,
-        any_support=bool(supported.any()),
-        any_samples=bool((~supported).any()),
-        one_search=bool(len(hull.parts) == 1 and hull.parts[0].geometry.hint_free and surface.flat
-                        and supported.all() and (starts >= 1).all()),
+        most_starts=np.int32(max(1, starts.max())),
+        surface=shape,
+        part_params=np.stack([p.geometry.support_params() for p in hull.parts]),
+        part_steps=np.array([p.geometry.support_steps for p in hull.parts], dtype=np.int32),
+        part_offset=np.array([p.position for p in hull.parts], dtype=np.float64),
+        part_turn=np.stack([np.asarray(p.matrix(), dtype=np.float64) for p in hull.parts]),
+        lever_masks=np.array([_lever_mask(p) for p in hull.parts], dtype=np.float64),
+        sweeps=np.int32(sweeps),
+        projection_sweeps=np.int32(projection_sweeps),
+        kind=np.int32(SUPPORT_KINDS.index(kinds[0]) if uniform else 0),
+        search_once=np.bool_(len(hull.parts) == 1 and hull.parts[0].geometry.hint_free and shape.flat
+                             and supported.all() and (starts >= 1).all()),
+        chunks=np.int32(chunks),
+        kinds=None if uniform else kinds,
     )
     report = BuildReport(
         "hull", spacing, int(len(pts)), tuple(int(s) for s in sizes), tuple(int(s) for s in starts),

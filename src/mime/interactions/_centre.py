@@ -16,10 +16,11 @@ from typing import Any
 import jax.numpy as jnp
 import numpy as np
 
-from mime._pytree import pytree, static
+from mime._pytree import pytree
 from mime.dynamics import ContactReport, FreeSolve, RigidState
 from mime.interactions._hold import PROJECTION_SWEEPS, SWEEPS, Held, SecondPass, two_passes
 from mime.interactions.confinement import BuildReport, Confinement, checked_hull
+from mime.scene import shape_of
 
 __all__ = ["CentreHold", "build_centre_confinement", "centre_hold"]
 
@@ -35,18 +36,22 @@ class CentreHold:
         extent: ``()`` m, how far the held ball reaches from the centre.
         shortfall: ``()`` m, zero (no samples).
 
-    Static: ``surface``, ``sweeps`` and ``projection_sweeps``.
+        surface: the surface's shape (``mime.scene.PlaneShape``, ``mime.scene.TubeWallShape``): its
+            numbers traced, its class a key of the compilation.
+        sweeps, projection_sweeps: ``()`` int, the most sweeps of the velocity solve and of the projection.
     """
 
     margin: Array
     extent: Array
     shortfall: Array
-    surface: Any = static()
-    sweeps: int = static(default=SWEEPS)
-    projection_sweeps: int = static(default=PROJECTION_SWEEPS)
+    surface: Any
+    sweeps: Array
+    projection_sweeps: Array
 
     reads_orientation = False
     """The hold never reads the body's orientation."""
+    rows = 1
+    """The points each choice holds: the centre."""
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step (``two_passes``) on the centre's row."""
@@ -75,7 +80,8 @@ class CentreHold:
 def centre_hold(*, margin: float, extent: float, surface: Any, sweeps: int = SWEEPS,
                 projection_sweeps: int = PROJECTION_SWEEPS) -> CentreHold:
     """A :class:`CentreHold` of the given margin and extent (m)."""
-    return CentreHold(np.float64(margin), np.float64(extent), np.float64(0.0), surface, sweeps, projection_sweeps)
+    return CentreHold(np.float64(margin), np.float64(extent), np.float64(0.0), shape_of(surface), np.int32(sweeps),
+                      np.int32(projection_sweeps))
 
 
 def build_centre_confinement(*, margin: float, rule: str, body: Any, surface: Any) -> Confinement:

@@ -53,13 +53,14 @@ import numpy as np
 
 from mime._pytree import pytree, static
 from mime.dynamics import ContactReport, FreeSolve, RigidState
-from mime.geometry import rotation
+from mime.geometry import Capsule, Cylinder, Ellipsoid, Screw, Sphere, rotation
 from mime.geometry.rotation import advance_pose
 from mime.interactions._solve import gram, solve
 
 __all__ = [
     "GROUPS", "SWEEPS", "PROJECTION_SWEEPS", "PROJECTION_ITERATIONS", "REFINE", "CONTACT_ULPS", "CONVERGED",
-    "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass", "two_passes", "contact_band",
+    "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass", "first_pass_at", "two_passes",
+    "contact_band",
 ]
 
 Array = Any
@@ -106,6 +107,12 @@ class Held:
     supported: Array
     by_samples: Array
     short: Array
+
+    @classmethod
+    def zeros(cls, k: int, dtype: Any) -> "Held":
+        """``k`` points, every field zero (a placeholder of the right shapes)."""
+        v, s, no = jnp.zeros((k, 3), dtype), jnp.zeros(k, dtype), jnp.zeros(k, bool)
+        return cls(v, v, s, v, v, jnp.zeros(k, jnp.int32), no, no, no)
 
 
 @pytree
@@ -155,8 +162,9 @@ class PointChoice(Protocol):
     margin: Array
     extent: Array
     shortfall: Array
-    sweeps: int
-    projection_sweeps: int
+    sweeps: Array
+    projection_sweeps: Array
+    rows: int
 
     def choose(self, x: Array, q: Array) -> Held: ...
 
@@ -175,7 +183,11 @@ def contact_band(x: Array, extent: Array, margin: Array) -> Array:
 
 def first_pass(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> FirstPass:
     """The first pass at the step's start (see the module's docstring)."""
-    A = hold.choose(state.position, state.orientation)
+    return first_pass_at(hold, hold.choose(state.position, state.orientation), free, dt)
+
+
+def first_pass_at(hold: PointChoice, A: Held, free: FreeSolve, dt: Array) -> FirstPass:
+    """The first pass holding the points ``A`` chosen at the step's start."""
     K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
     u_free = A.normal @ free.velocity + A.lever @ free.angular_velocity
     target = -jnp.maximum(A.gap, 0.0) / dt
@@ -198,25 +210,62 @@ class _Projected(NamedTuple):
     points: Array
 
 
+class _Chosen(NamedTuple):
+    """The carry of :func:`two_passes`' two choices: the pose to choose at, what the first pass left
+    (its :class:`FirstPass`, the velocities, the residual and the flag), and the second pass's points."""
+
+    position: Array
+    orientation: Array
+    first: FirstPass
+    velocity: Array
+    angular_velocity: Array
+    residual: Array
+    unconverged: Array
+    again: Held
+
+
 def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
-    """One held step from the free solve: the first pass, the pose advanced, the second pass and the rule."""
+    """One held step from the free solve: the first pass, the pose advanced, the second pass and the rule.
+
+    The points are chosen twice, at the step's start and at the pose the first pass leaves, by one
+    choice in a loop of two turns (the first pass and the advance of the pose between them), so that
+    the compiled step holds the choice's code once.
+    """
     x, q = state.position, state.orientation
     v_free, w_free = free.velocity, free.angular_velocity
-    first = first_pass(hold, state, free, dt)
-    A, lam, target, u_free = first.held, first.impulse, first.target, first.free_speed
+    inv_me, inv_Ie = 1.0 / free.mass_eff, 1.0 / free.inertia_eff
+
+    def first_then_advance(A: Held, c: _Chosen) -> _Chosen:
+        first = first_pass_at(hold, A, free, dt)
+        lam, target, u_free = first.impulse, first.target, first.free_speed
+        active = jnp.isfinite(A.gap)
+        touch1 = jnp.any(lam > 0)
+        v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)
+        w1 = jnp.where(touch1, w_free + (A.lever.T @ lam) * inv_Ie, w_free)
+        residual = jnp.where(touch1, first.residual, jnp.zeros_like(first.residual))
+        unmet_free = jnp.max(jnp.where(active, jnp.maximum(target - u_free, 0.0), 0.0))
+        unconverged = touch1 & (residual > CONVERGED * unmet_free)
+        x1, q1 = advance_pose(x, q, v1, w1, dt)
+        return _Chosen(x1, q1, first, v1, w1, residual, unconverged, c.again)
+
+    def choose(k: Array, c: _Chosen) -> _Chosen:
+        held = hold.choose(c.position, c.orientation)
+        return jax.lax.cond(k == 0, first_then_advance, lambda held, c: c._replace(again=held), held, c)
+
+    none = Held.zeros(hold.rows, x.dtype)
+    nothing = jnp.zeros(hold.rows, x.dtype)
+    zero = jnp.zeros((), x.dtype)
+    start = _Chosen(x, q, FirstPass(none, nothing, nothing, nothing, nothing, zero), v_free, w_free, zero,
+                    jnp.array(False), none)
+    chosen = jax.lax.fori_loop(0, 2, choose, start)
+    first, x1, q1, v1, w1 = chosen.first, chosen.position, chosen.orientation, chosen.velocity, chosen.angular_velocity
+    A, lam = first.held, first.impulse
     active = jnp.isfinite(A.gap)
     touch1 = jnp.any(lam > 0)
-    inv_me, inv_Ie = 1.0 / free.mass_eff, 1.0 / free.inertia_eff
-    v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)
-    w1 = jnp.where(touch1, w_free + (A.lever.T @ lam) * inv_Ie, w_free)
-    residual = jnp.where(touch1, first.residual, 0.0)
-    unmet_free = jnp.max(jnp.where(active, jnp.maximum(target - u_free, 0.0), 0.0))
-    unconverged = touch1 & (residual > CONVERGED * unmet_free)
+    residual, unconverged = chosen.residual, chosen.unconverged
 
-    x1, q1 = advance_pose(x, q, v1, w1, dt)
-
-    # second pass: choose again at the pose the first pass left, hold beside the first's points
-    second = hold.second_pass(A, hold.choose(x1, q1))
+    # second pass: the points chosen again at the pose the first pass left, held beside the first's
+    second = hold.second_pass(A, chosen.again)
     inv_m, inv_I = 1.0 / free.mass, 1.0 / free.inertia
 
     def more(carry: _Projected) -> Array:
@@ -275,21 +324,64 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
 # ---------------------------------------------------------------------------------------
 # the hull's points
 # ---------------------------------------------------------------------------------------
-def _part_support(parts: tuple, j: int) -> Callable[[Array, Array], tuple[Array, Array]]:
-    geom, pos, orient = parts[j]
-    Rp = np.asarray(rotation.matrix(np.asarray(orient)))
-    o = np.asarray(pos)
+SUPPORT_KINDS: tuple = (None, Sphere, Ellipsoid, Cylinder, Capsule, Screw)
+"""The kinds a compiled hold dispatches by a traced index (``HullHold.kind``): ``None`` for a hull held
+at its samples, then each kind with a support query, those whose support ignores its start first. A
+hull whose parts are all of one of these kinds shares one compiled step with every other such hull
+against a surface of the same class; any other hull keys its own (``HullHold.kinds``)."""
+ONCE_KINDS: tuple = tuple(k for k in SUPPORT_KINDS[1:] if k.hint_free)
+"""The kinds whose every search along one direction lands on one point (``HullHold.search_once``)."""
+assert SUPPORT_KINDS[1:1 + len(ONCE_KINDS)] == ONCE_KINDS
+SAMPLE_CHUNK = 64
+"""Samples per group that one pass of ``HullHold.choose``'s loops reads at a time."""
+SAMPLE_CAPACITY = 512
+"""Rows per group of a hold's sample arrays (more only for a hull whose largest group has more samples):
+one size, so that hulls of any sampling share a compiled step; the loops read only the filled chunks."""
 
-    def f(d: Array, hint: Array) -> tuple[Array, Array]:
-        dp = jnp.asarray(Rp.T) @ d
-        hp = jnp.asarray(Rp.T) @ (hint - jnp.asarray(o))
-        if geom.has_support:
-            pp, ok = geom.support_near(dp, hp)
-        else:
-            pp, ok = hp, jnp.array(False)
-        return jnp.asarray(o) + jnp.asarray(Rp) @ pp, ok
 
-    return f
+def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: Array, d: Array,
+                  hint: Array) -> tuple[Array, Array]:
+    """``(point, converged)`` of one part of ``kind`` (its class, ``None`` for a kind held at its samples),
+    placed at ``offset`` turned by ``turn`` in the body's frame: the search along the body-frame ``d``
+    from ``hint``."""
+    dp = turn.T @ d
+    hp = turn.T @ (hint - offset)
+    if kind is not None:
+        pp, ok = kind.support_from(params, dp, hp, steps)
+    else:
+        pp, ok = hp, jnp.array(False)
+    return offset + turn @ pp, ok
+
+
+def _rows(c: Array, ndim: int) -> tuple[Array, ...]:
+    """The start index of chunk ``c`` of a ``(GROUPS, G, ...)`` array of ``ndim`` axes."""
+    zero = jnp.zeros((), jnp.int32)
+    return (zero, jnp.asarray(c * SAMPLE_CHUNK, jnp.int32)) + (zero,) * (ndim - 2)
+
+
+class _Scan(NamedTuple):
+    """One pass over a hold's samples at a pose (per group): every sample's gap (``(GROUPS, G)``,
+    ``inf`` beyond the filled chunks), and the nearest sample of a kind held at its samples and the
+    nearest of a kind with a support query (each its gap and index)."""
+
+    gaps: Array
+    gap_ns: Array
+    i_ns: Array
+    gap_sup: Array
+    i_sup: Array
+
+
+class _Rounds(NamedTuple):
+    """The starts' rounds' carry (per group): the samples still available as starts, the last start
+    taken, the deepest converged search so far (its gap, point and part), and whether the first
+    round had a start."""
+
+    avail: Array
+    last: Array
+    best_gap: Array
+    best_point: Array
+    best_part: Array
+    has_start: Array
 
 
 @pytree
@@ -303,20 +395,34 @@ class HullHold:
         margin: ``()`` m, how far each hull point is held from the surface.
         extent: ``()`` m, the body's extent about its centre (the contact band's scale).
         shortfall: ``()`` m, how far the hull's samples may fall short of its surface.
-        samples: ``(GROUPS, G, 3)`` m, body frame: each group's samples, padded to ``G`` rows.
+        samples: ``(GROUPS, G, 3)`` m, body frame: each group's samples, padded to ``G`` rows
+            (``SAMPLE_CAPACITY``, a multiple of ``SAMPLE_CHUNK``).
         valid: ``(GROUPS, G)`` bool, a real sample rather than padding.
         supported: ``(GROUPS, G)`` bool, the sample's part answers the support query.
         part: ``(GROUPS, G)`` int, the hull part the sample lies on.
+        chunks: ``()`` int, how many chunks of ``SAMPLE_CHUNK`` rows hold every group's samples.
         starts: ``(GROUPS,)`` int, each group's count of search starts.
         exclusion: ``(GROUPS,)`` m, how far apart a group's starts lie.
+        most_starts: ``()`` int, the most starts of any group (at least 1).
+        surface: the surface's shape (``mime.scene.PlaneShape``, ``mime.scene.TubeWallShape``): its
+            numbers traced, its class a key of the compilation.
+        kind: ``()`` int, the parts' kind as its place in ``SUPPORT_KINDS`` (0, held at its samples).
+        search_once: ``()`` bool, every group's search reaches one and the same point (one part of a
+            kind whose support ignores its start, every group with a start, a flat surface): it is
+            searched once and the samples are not scanned (the same point, to the last bit).
+        part_params: ``(P, SUPPORT_WIDTH)`` each part's ``support_params()`` (m).
+        part_steps: ``(P,)`` int, each part's ``support_steps``.
+        part_offset: ``(P, 3)`` m, each part's position in the body's frame.
+        part_turn: ``(P, 3, 3)`` each part's rotation into the body's frame.
+        lever_masks: ``(P, 3)`` what multiplies the lever of a point held at each part's support (0 where
+            the lever's component is zero exactly: about a body of revolution's own axis, and every
+            component for a ball about the centre).
+        sweeps, projection_sweeps: ``()`` int, the most sweeps of the velocity solve and of the projection.
 
-    Static (they key the compilation): ``surface``; ``parts``, each ``(kind, position,
-    orientation)``; ``lever_masks``, one ``(3,)`` per part; ``k_max``, the most starts of
-    any group; ``sweeps`` and ``projection_sweeps``; ``any_support`` and ``any_samples``,
-    whether some part answers the support query and whether some does not; ``one_search``,
-    whether every group's search reaches one and the same point (one part whose support
-    ignores its start, every group with a start, a flat surface), so that it is searched once
-    and the samples are not scanned (the same point, to the last bit).
+    Static (a key of the compilation): ``kinds``, ``None`` where every part is of one kind of
+    ``SUPPORT_KINDS`` (the kind is then the traced ``kind``), else each part's kind class (``None`` for
+    a kind held at its samples). Every number is traced, so every hull of the known kinds shares one
+    compiled step per surface class and count of parts, whatever its kind, size and sampling.
     """
 
     margin: Array
@@ -326,20 +432,33 @@ class HullHold:
     valid: Array
     supported: Array
     part: Array
+    chunks: Array
     starts: Array
     exclusion: Array
-    surface: Any = static()
-    parts: tuple = static()
-    lever_masks: tuple = static()
-    k_max: int = static(default=1)
-    sweeps: int = static(default=SWEEPS)
-    projection_sweeps: int = static(default=PROJECTION_SWEEPS)
-    any_support: bool = static(default=False)
-    any_samples: bool = static(default=False)
-    one_search: bool = static(default=False)
+    most_starts: Array
+    surface: Any
+    kind: Array
+    search_once: Array
+    part_params: Array
+    part_steps: Array
+    part_offset: Array
+    part_turn: Array
+    lever_masks: Array
+    sweeps: Array
+    projection_sweeps: Array
+    kinds: tuple | None = static(default=None)
 
     reads_orientation = True
     """The hold reads the body's orientation."""
+    rows = GROUPS
+    """The points each choice holds, one per group."""
+
+    @property
+    def any_support(self) -> Array:
+        """Whether some part answers the support query (traced)."""
+        if self.kinds is None:
+            return self.kind != 0
+        return jnp.asarray(any(k is not None for k in self.kinds))
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step (:func:`two_passes`)."""
@@ -348,10 +467,31 @@ class HullHold:
     # -- choosing ----------------------------------------------------------------------
     def support(self, part: Array, d: Array, hint: Array) -> tuple[Array, Array]:
         """``(point, converged)``: the search on ``part`` along the body-frame ``d`` from ``hint``."""
-        fs = [_part_support(self.parts, j) for j in range(len(self.parts))]
+        def on(kind: Any) -> Callable[[Array, Array, Array, Array, Array, Array], tuple[Array, Array]]:
+            return lambda *args: _part_support(kind, *args)
+
+        if self.kinds is None:  # one kind of the table, by its traced index
+            j = part
+            args = (self.part_params[j], self.part_steps[j], self.part_offset[j], self.part_turn[j], d, hint)
+            return jax.lax.switch(self.kind, [on(k) for k in SUPPORT_KINDS], *args)
+
+        def at(j: int) -> Callable[[Array, Array], tuple[Array, Array]]:
+            return lambda d, hint: on(self.kinds[j])(self.part_params[j], self.part_steps[j], self.part_offset[j],
+                                                      self.part_turn[j], d, hint)
+
+        fs = [at(j) for j in range(len(self.kinds))]
         if len(fs) == 1:
             return fs[0](d, hint)
         return jax.lax.switch(part, fs, d, hint)
+
+    def support_once(self, d: Array) -> Array:
+        """The one point every search along the body-frame ``d`` reaches (``search_once``): part 0's support."""
+        hint = jnp.zeros(3, d.dtype)
+        if self.kinds is not None:
+            return self.support(jnp.zeros((), jnp.int32), d, hint)[0]
+        args = (self.part_params[0], self.part_steps[0], self.part_offset[0], self.part_turn[0], d, hint)
+        index = jnp.clip(self.kind - 1, 0, len(ONCE_KINDS) - 1)
+        return jax.lax.switch(index, [lambda *a, k=k: _part_support(k, *a) for k in ONCE_KINDS], *args)[0]
 
     def rows_at(self, x: Array, q: Array, point: Array, masks: Array) -> tuple[Array, Array, Array]:
         """``(normal, gap, lever)`` of body-frame points at the pose ``(x, q)``; ``masks`` ``(k, 3)`` multiply the lever."""
@@ -361,48 +501,74 @@ class HullHold:
         lever = jnp.cross(point, n @ R) * masks
         return n, phi - self.margin, lever
 
+    def _chunk(self, a: Array, c: Array) -> Array:
+        """Rows ``c * SAMPLE_CHUNK ...`` of a ``(GROUPS, G, ...)`` array."""
+        return jax.lax.dynamic_slice(a, _rows(c, a.ndim), (GROUPS, SAMPLE_CHUNK) + a.shape[2:])
+
+    def _scan(self, x: Array, R: Array) -> _Scan:
+        """Every sample's gap at the pose, and each group's nearest sample of either sort (one pass)."""
+        inf = jnp.array(jnp.inf, dtype=x.dtype)
+        groups = jnp.arange(GROUPS)
+
+        def nearest(gap: Array, mask: Array, c: Array, best: Array, index: Array) -> tuple[Array, Array]:
+            g = jnp.where(mask, gap, inf)
+            j = jnp.argmin(g, axis=1)
+            gj = g[groups, j]
+            better = gj < best  # the first of equals, as one argmin over every chunk would take
+            return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+
+        def chunk(c: Array, carry: _Scan) -> _Scan:
+            S, valid, sup = self._chunk(self.samples, c), self._chunk(self.valid, c), self._chunk(self.supported, c)
+            phi, _ = self.surface.distance_and_normal(x + S @ R.T)
+            gap = phi - self.margin
+            gap_ns, i_ns = nearest(gap, valid & ~sup, c, carry.gap_ns, carry.i_ns)
+            gap_sup, i_sup = nearest(gap, valid & sup, c, carry.gap_sup, carry.i_sup)
+            gaps = jax.lax.dynamic_update_slice(carry.gaps, gap, _rows(c, 2))
+            return _Scan(gaps, gap_ns, i_ns, gap_sup, i_sup)
+
+        none = jnp.full(GROUPS, inf)
+        first = jnp.zeros(GROUPS, jnp.int32)
+        start = _Scan(jnp.full(self.valid.shape, inf), none, first, none, first)
+        return jax.lax.fori_loop(0, self.chunks, chunk, start)
+
+    def _next_start(self, gaps: Array, avail: Array, last: Array) -> tuple[Array, Array, Array]:
+        """``(avail, i, gap)``: the samples still available once those near the ``last`` start are taken
+        away, and each group's nearest of them (its index and gap; ``inf`` where none is left)."""
+        inf = jnp.array(jnp.inf, dtype=gaps.dtype)
+        groups = jnp.arange(GROUPS)
+
+        def chunk(c: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+            avail, best, index = carry
+            S = self._chunk(self.samples, c)
+            far = jnp.sum((S - last[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
+            a = self._chunk(avail, c) & far
+            g = jnp.where(a, self._chunk(gaps, c), inf)
+            j = jnp.argmin(g, axis=1)
+            gj = g[groups, j]
+            better = gj < best  # the first of equals, as one argmin over every chunk would take
+            avail = jax.lax.dynamic_update_slice(avail, a, _rows(c, 2))
+            return avail, jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+
+        start = (avail, jnp.full(GROUPS, inf), jnp.zeros(GROUPS, jnp.int32))
+        avail, gap, i = jax.lax.fori_loop(0, self.chunks, chunk, start)
+        return avail, i, gap
+
     def choose(self, x: Array, q: Array) -> Held:
         """Each group's held point at the pose ``(x, q)`` (see the module's docstring)."""
-        if self.one_search:
-            return self._choose_once(x, q)
-        S, valid, sup, part = self.samples, self.valid, self.supported, self.part
+        return jax.lax.cond(self.search_once, self._choose_once, self._choose_scan, x, q)
+
+    def _choose_scan(self, x: Array, q: Array) -> Held:
+        S, part = self.samples, self.part
         R = rotation.matrix(q)
-        X = x + S @ R.T
-        phi, _ = self.surface.distance_and_normal(X)
-        gap = phi - self.margin
-        inf = jnp.array(jnp.inf, dtype=gap.dtype)
+        scan = self._scan(x, R)
+        inf = jnp.array(jnp.inf, dtype=x.dtype)
         groups = jnp.arange(GROUPS)
-        masks = jnp.asarray(np.array(self.lever_masks), dtype=x.dtype)
+        masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
+        surface = self.surface
 
         # kinds held at their samples: the group's nearest sample of them
-        g_ns = jnp.where(valid & ~sup, gap, inf)
-        i_ns = jnp.argmin(g_ns, axis=1)
-        gap_ns = g_ns[groups, i_ns]
+        gap_ns, i_ns = scan.gap_ns, scan.i_ns
         p_ns = S[groups, i_ns]
-
-        if not self.any_support:
-            ones = jnp.ones_like(p_ns)
-            n, g, lever = self.rows_at(x, q, p_ns, ones)
-            no = jnp.zeros(GROUPS, bool)
-            return Held(p_ns, n, g, lever, ones, part[groups, i_ns], no, valid.any(axis=1), no)
-
-        # starts: the nearest sample, then each next nearest apart from those taken
-        avail = valid & sup
-        idx, oks = [], []
-        for k in range(self.k_max):
-            gk = jnp.where(avail, gap, inf)
-            i = jnp.argmin(gk, axis=1)
-            ok = jnp.isfinite(gk[groups, i]) & (k < self.starts)
-            s = S[groups, i]
-            far = jnp.sum((S - s[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
-            avail = avail & far
-            idx.append(i)
-            oks.append(ok)
-        idx_a = jnp.stack(idx, axis=1)  # (GROUPS, K)
-        oks_a = jnp.stack(oks, axis=1)
-        hints = S[groups[:, None], idx_a]  # (GROUPS, K, 3)
-        parts = part[groups[:, None], idx_a]
-        surface = self.surface
 
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
             Xh = x + R @ hint
@@ -413,41 +579,55 @@ class HullHold:
                 pt, ok = self.support(p, -(R.T @ n1), pt)
             return pt, ok
 
-        pts, conv = jax.vmap(jax.vmap(search))(hints, parts)  # (GROUPS, K, 3), (GROUPS, K)
-        phi_c, _ = surface.distance_and_normal(x + pts @ R.T)
-        gap_c = jnp.where(oks_a & conv, phi_c - self.margin, inf)
-        kbest = jnp.argmin(gap_c, axis=1)
-        best_gap = gap_c[groups, kbest]
+        # starts, one round each: the nearest sample, then each next nearest lying apart from those
+        # taken; the search from each, the deepest converged point kept (the first of equals). The
+        # first round's start is the scan's nearest supported sample.
+        def round_(k: Array, r: _Rounds) -> _Rounds:
+            avail, i, gap_i = jax.lax.cond(k == 0, lambda: (r.avail, scan.i_sup, scan.gap_sup),
+                                           lambda: self._next_start(scan.gaps, r.avail, r.last))
+            ok = jnp.isfinite(gap_i) & (k < self.starts)
+            hint = S[groups, i]
+            p = part[groups, i]
+            pt, conv = jax.vmap(search)(hint, p)
+            phi_c, _ = surface.distance_and_normal(x + pt @ R.T)
+            gap_c = jnp.where(ok & conv, phi_c - self.margin, inf)
+            better = gap_c < r.best_gap
+            return _Rounds(avail, hint, jnp.where(better, gap_c, r.best_gap),
+                           jnp.where(better[:, None], pt, r.best_point), jnp.where(better, p, r.best_part),
+                           jnp.where(k == 0, ok, r.has_start))
+
+        zero_part = jnp.zeros(GROUPS, part.dtype)
+        first = _Rounds(self.valid & self.supported, jnp.zeros((GROUPS, 3), x.dtype), jnp.full(GROUPS, inf),
+                        jnp.zeros((GROUPS, 3), x.dtype), zero_part, jnp.zeros(GROUPS, bool))
+        r = jax.lax.fori_loop(0, self.most_starts, round_, first)
+        i0 = scan.i_sup
+        hint0, part0, has_start = S[groups, i0], part[groups, i0], r.has_start
+        best_gap = r.best_gap
         found = jnp.isfinite(best_gap)
-        p_sup = jnp.where(found[:, None], pts[groups, kbest], hints[:, 0])
-        part_sup = jnp.where(found, parts[groups, kbest], parts[:, 0])
-        has_start = oks_a[:, 0]
+        p_sup = jnp.where(found[:, None], r.best_point, hint0)
+        part_sup = jnp.where(found, r.best_part, part0)
         short = has_start & ~found
         mask_sup = jnp.where(found[:, None], masks[part_sup], 1.0)
-        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, gap[groups, idx_a[:, 0]], inf))
+        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, scan.gaps[groups, i0], inf))
 
-        if self.any_samples:
-            use_ns = gap_ns < gap_sup
-            point = jnp.where(use_ns[:, None], p_ns, p_sup)
-            mask = jnp.where(use_ns[:, None], 1.0, mask_sup)
-            held_part = jnp.where(use_ns, part[groups, i_ns], part_sup)
-            by_samples = use_ns
-            short = short & ~use_ns
-            supported_pt = found & ~use_ns
-        else:
-            point, mask, by_samples = p_sup, mask_sup, jnp.zeros(GROUPS, bool)
-            held_part, supported_pt = part_sup, found
+        # the nearer of the two sorts (a kind held at its samples, a kind searched)
+        use_ns = gap_ns < gap_sup
+        point = jnp.where(use_ns[:, None], p_ns, p_sup)
+        mask = jnp.where(use_ns[:, None], 1.0, mask_sup)
+        held_part = jnp.where(use_ns, part[groups, i_ns], part_sup)
+        short = short & ~use_ns
+        supported_pt = found & ~use_ns
         n, g, lever = self.rows_at(x, q, point, mask)
-        return Held(point, n, g, lever, mask, held_part, supported_pt, by_samples, short)
+        return Held(point, n, g, lever, mask, held_part, supported_pt, use_ns, short)
 
     def _choose_once(self, x: Array, q: Array) -> Held:
-        """:meth:`choose` where every group's search reaches one point (``one_search``): the flat
+        """:meth:`choose` where every group's search reaches one point (``search_once``): the flat
         surface's normal is the same at every start and the support ignores the start, so the
         point is searched once, at the part's origin, and held by every group."""
         R = rotation.matrix(q)
         _, n0 = self.surface.distance_and_normal(x)
-        pt, _ = self.support(jnp.zeros((), jnp.int32), -(R.T @ n0), jnp.zeros(3, x.dtype))
-        masks = jnp.asarray(np.array(self.lever_masks), dtype=x.dtype)
+        pt = self.support_once(-(R.T @ n0))
+        masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
         point = jnp.broadcast_to(pt, (GROUPS, 3))
         mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
         n, g, lever = self.rows_at(x, q, point, mask)
@@ -461,14 +641,12 @@ class HullHold:
         normal at that very point lands on it: a fixed point, reached here by
         ``iterations`` repeats (on a flat wall one search at the pose is exact).
         """
-        if not self.any_support:
-            return points
         R = rotation.matrix(q)
         surface = self.surface
-        if self.one_search:  # every point's search lands on the one support point (see choose)
+
+        def once(points: Array) -> Array:  # every point's search lands on the one support point (see choose)
             _, n0 = surface.distance_and_normal(x)
-            pt, _ = self.support(jnp.zeros((), jnp.int32), -(R.T @ n0), jnp.zeros(3, x.dtype))
-            return jnp.broadcast_to(pt, points.shape)
+            return jnp.broadcast_to(self.support_once(-(R.T @ n0)), points.shape)
 
         def one(p: Array, part: Array, ok: Array) -> Array:
             _, n0 = surface.distance_and_normal(x + R @ p)
@@ -478,7 +656,11 @@ class HullHold:
         def again(_: Array, pts: Array) -> Array:
             return jax.vmap(one)(pts, held.part, held.supported)
 
-        return jax.lax.fori_loop(0, iterations, again, points)
+        def searched(points: Array) -> Array:
+            return jax.lax.cond(self.search_once, once, lambda p: jax.lax.fori_loop(0, iterations, again, p), points)
+
+        # a hull held at its samples only keeps its points
+        return jax.lax.cond(self.any_support, searched, lambda p: p, points)
 
     def second_pass(self, first: Held, again: Held) -> SecondPass:
         """The second pass holds the first pass's points beside its own (``2 GROUPS`` rows)."""
@@ -489,9 +671,9 @@ class HullHold:
             return self.rows_at(x, q, jnp.concatenate([first.point, points]), masks)
 
         def refine_times(x: Array, q: Array, points: Array, times: Array) -> Array:
-            if self.one_search or not self.any_support:
-                return points  # the search at a pose ignores where it starts: again, it lands where it did
-            return self.refine(x, q, again, points, times * iterations)
+            # a search that ignores where it starts lands, again, where it did; samples stay
+            keep = self.search_once | ~self.any_support
+            return jax.lax.cond(keep, lambda p: p, lambda p: self.refine(x, q, again, p, times * iterations), points)
 
         return SecondPass(
             rows=rows,

@@ -31,7 +31,7 @@ from mime.geometry import rotation
 
 __all__ = [
     "Load", "NoLoad", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad", "FunctionLoad",
-    "as_load", "load_from_document",
+    "LoadTerms", "as_load", "load_from_document",
 ]
 
 Array = Any
@@ -228,6 +228,85 @@ class FunctionLoad(Load):
 
     def __hash__(self) -> int:
         return hash(("function", id(self.function)))
+
+
+@pytree
+class LoadTerms(Load):
+    """A load as the compiled step reads it: a constant, a rotating field's torque and a propulsion,
+    each present or not (traced flags), summed in that order (``(constant + field) + propulsion``).
+
+    Every load built of at most one of each, summed in that order (``NoLoad``, a ``ConstantLoad``, a
+    ``RotatingFieldTorque``, a ``PropulsionForce``, a ``SumLoad`` of them), has this one form
+    (:meth:`of`), so that bodies with different loads share one compiled step; its value is the
+    load's own, term by term the same arithmetic.
+
+    Attributes:
+        present: ``(3,)`` bool, which of the three terms the load has.
+        constant: a :class:`ConstantLoad` (zero where absent).
+        field: a :class:`RotatingFieldTorque` (of zero field where absent).
+        propulsion: a :class:`PropulsionForce` (of zero coupling where absent).
+    """
+
+    present: Array
+    constant: ConstantLoad
+    field: RotatingFieldTorque
+    propulsion: PropulsionForce
+
+    kind: ClassVar[str] = "terms"
+    ORDER: ClassVar[tuple[type, ...]] = (ConstantLoad, RotatingFieldTorque, PropulsionForce)
+
+    @classmethod
+    def of(cls, load: Load) -> Load:
+        """``load`` in this form where it has one, else ``load`` itself."""
+        terms = _terms(load)
+        if terms is None or [type(t) for t in terms] != sorted((type(t) for t in terms), key=cls.ORDER.index) \
+                or len({type(t) for t in terms}) != len(terms) or not _left_nested(load):
+            return load
+        by_kind = {type(t): t for t in terms}
+        return cls(
+            np.array([k in by_kind for k in cls.ORDER]),
+            by_kind.get(ConstantLoad, ConstantLoad((0.0, 0.0, 0.0))),
+            by_kind.get(RotatingFieldTorque, RotatingFieldTorque((0.0, 0.0, 0.0), 0.0, 0.0)),
+            by_kind.get(PropulsionForce, PropulsionForce(0.0)),
+        )
+
+    def __call__(self, t: Array, state: RigidState) -> Array:
+        out = jnp.zeros(3, state.position.dtype)
+        started = jnp.array(False)
+        for term, present in zip((self.constant, self.field, self.propulsion), self.present):
+            value = term(t, state)
+            out = jnp.where(present, jnp.where(started, out + value, value), out)
+            started = started | present
+        return out
+
+    def to_document(self) -> dict[str, Any] | None:
+        terms = [t for t, p in zip((self.constant, self.field, self.propulsion), np.asarray(self.present)) if p]
+        if not terms:
+            return None
+        load = terms[0]
+        for t in terms[1:]:
+            load = SumLoad(load, t)
+        return load.to_document()
+
+
+def _terms(load: Load) -> list[Load] | None:
+    """The leaves of a sum of loads, left to right (``None`` where one is not a constant, a rotating
+    field or a propulsion); ``NoLoad`` has none."""
+    if isinstance(load, NoLoad):
+        return []
+    if isinstance(load, (ConstantLoad, RotatingFieldTorque, PropulsionForce)):
+        return [load]
+    if isinstance(load, SumLoad):
+        a, b = _terms(load.first), _terms(load.second)
+        return None if a is None or b is None or not a or not b else a + b
+    return None
+
+
+def _left_nested(load: Load) -> bool:
+    """Whether a sum adds its terms left to right (``(a + b) + c``, the order :class:`LoadTerms` sums in)."""
+    if isinstance(load, SumLoad):
+        return not isinstance(load.second, SumLoad) and _left_nested(load.first)
+    return True
 
 
 _ALLOWED = "None, three numbers, a mime.nodes.Load, or a callable (t, state) -> vector"

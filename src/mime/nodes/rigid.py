@@ -30,7 +30,6 @@ changed by building, and this module names no contact.
 
 from __future__ import annotations
 
-from functools import partial
 from typing import Any, ClassVar, Mapping
 
 import jax
@@ -58,6 +57,7 @@ from mime.nodes.loads import (
     ConstantLoad,
     FunctionLoad,
     Load,
+    LoadTerms,
     NoLoad,
     PropulsionForce,
     RotatingFieldTorque,
@@ -69,7 +69,7 @@ from mime.nodes.loads import (
 __all__ = [
     "RigidInertialNode", "Load", "NoLoad", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
     "FunctionLoad", "as_load", "REPORT_FIELDS", "FLAGS", "RigidParams", "StepInputs", "free_solve", "step",
-    "step_jit", "run_scan",
+    "step_jit", "run_scan", "scan_chunk", "CHUNK",
 ]
 
 Array = Any
@@ -108,8 +108,9 @@ class StepInputs:
 
     Attributes:
         params: the body's :class:`RigidParams`.
-        force: the applied force, a :class:`~mime.nodes.loads.Load` (N, world frame).
-        torque: the applied torque, a :class:`~mime.nodes.loads.Load` (N m, world frame).
+        force: the applied force, a :class:`~mime.nodes.loads.Load` (N, world frame), in the form
+            :class:`~mime.nodes.loads.LoadTerms` where it has one (so that bodies share a compiled step).
+        torque: the applied torque, a :class:`~mime.nodes.loads.Load` (N m, world frame), alike.
         wrenches: sources a contact delivers into the applied loads (the penalty rung's
             springs), each with ``wrench(t, state) -> (F, tau)``, world frame, about the centre.
         hold: what finishes the step from the free solve (:class:`~mime.dynamics.Hold`):
@@ -246,7 +247,8 @@ class RigidInertialNode(Node):
         calls this with what its contacts planned (``BuiltExperiment.step_inputs``).
         """
         p = RigidParams.from_mapping(self.resolve_params(params))
-        return StepInputs(p, self.force, self.torque, tuple(wrenches), FreeFlight() if hold is None else hold)
+        return StepInputs(p, LoadTerms.of(self.force), LoadTerms.of(self.torque), tuple(wrenches),
+                          FreeFlight() if hold is None else hold)
 
     def update(
         self,
@@ -391,22 +393,67 @@ def step(inputs: StepInputs, state: RigidState, t: Array, dt: Array) -> tuple[Ri
 
     Returns the new :class:`~mime.dynamics.RigidState` and the step's
     :class:`~mime.dynamics.ContactReport`.
+
+    The free solve is compiled apart from the hold (an optimisation barrier on its result), so that
+    its arithmetic rounds alike whichever hold follows it (XLA's CPU backend fuses a product and a
+    sum into one multiply-add where a fused kernel allows): a held body that takes no force steps
+    as the free body does, to the last bit.
     """
-    return inputs.hold.step(state, free_solve(inputs, state, t, dt), dt)
+    free = jax.lax.optimization_barrier(free_solve(inputs, state, t, dt))
+    return inputs.hold.step(state, free, dt)
 
 
 step_jit = jax.jit(step)
 """``step`` jitted (the Python-loop baseline of the bench)."""
 
 
-@partial(jax.jit, static_argnames=("steps",))
-def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> tuple[RigidState, ContactReport]:
-    """``steps`` steps of ``dt`` s under one ``lax.scan``: the states after each step and the reports,
-    each field with a leading axis over the steps. The scan's carry is the state."""
+CHUNK = 128
+"""The steps of one compiled piece of :func:`run_scan`: a run of any length calls that one program
+``ceil(steps / CHUNK)`` times, so that a count of steps never keys a compilation."""
 
-    def body(state: RigidState, k: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
-        new, report = step(inputs, state, k * dt, dt)
+
+@jax.jit
+def scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
+               count: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
+    """:data:`CHUNK` steps of ``dt`` s under one ``lax.scan``, the first of them step number ``first``
+    (its time ``first * dt``), of which the first ``count`` run and the rest keep the state as it is
+    (their reports a free step's). Returns the last state and, over the ``CHUNK`` steps, the states after each
+    and the reports. Every argument is traced."""
+
+    def body(state: RigidState, j: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
+        k = first + j
+
+        def run(s: RigidState) -> tuple[RigidState, ContactReport]:
+            return step(inputs, s, k * dt, dt)
+
+        def skip(s: RigidState) -> tuple[RigidState, ContactReport]:
+            return s, ContactReport.free(s.position)
+
+        new, report = jax.lax.cond(j < count, run, skip, state)
         return new, (new, report)
 
-    _, out = jax.lax.scan(body, state0, jnp.arange(steps, dtype=jnp.result_type(dt)))
-    return out
+    return jax.lax.scan(body, state, jnp.arange(CHUNK, dtype=jnp.result_type(first)))
+
+
+def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> tuple[RigidState, ContactReport]:
+    """``steps`` steps of ``dt`` s from ``state0``: the states after each step and the reports, each
+    field with a leading axis over the steps.
+
+    The steps run as :func:`scan_chunk`'s one compiled program (a ``lax.scan`` whose carry is
+    the state), called once per :data:`CHUNK` steps; ``steps`` is a Python int and keys no
+    compilation. Traceable: under ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace.
+    """
+    steps = int(steps)
+    dtype = jnp.result_type(dt)
+    traced = any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves((inputs, state0, dt)))
+    pieces = []
+    state = state0
+    for first in range(0, steps, CHUNK):
+        count = min(CHUNK, steps - first)
+        state, out = scan_chunk(inputs, state, dt, jnp.asarray(first, dtype), jnp.asarray(count, jnp.int32))
+        pieces.append((out, count))
+    if traced:
+        return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(
+            [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
+    return jax.tree_util.tree_map(lambda *parts: jnp.asarray(np.concatenate(
+        [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)])), *(out for out, _ in pieces))

@@ -10,6 +10,11 @@ positive on the free side, the side it faces) and its outward normal ``n(x)``
   lumen, ``phi = radius - rho`` where ``rho`` is the distance from the axis, and
   ``n = -e_rho`` points back towards the axis.
 
+A compiled step reads a surface through its *shape* (``surface.shape()``): a pytree of the
+surface's numbers, traced (:class:`PlaneShape`, :class:`TubeWallShape`), whose class alone keys
+the compilation, so that every plane shares one compiled program and every tube another. The
+surface's own ``distance_and_normal`` is its shape's, the same arithmetic.
+
 >>> import jax.numpy as jnp
 >>> tube = Tube(radius=1.0)
 >>> d, n = tube.inner_surface.distance_and_normal(jnp.array([0.0, 0.25, 0.0]))
@@ -19,16 +24,100 @@ positive on the free side, the side it faces) and its outward normal ``n(x)``
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 import jax.numpy as jnp
 import numpy as np
 
 from mime._numerics import is_zero_length
+from mime._pytree import pytree, static
 from mime.errors import ValidationError, invalid
 from mime.document_kinds import document_kind
 
-__all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface"]
+__all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface", "PlaneShape", "TubeWallShape", "OpaqueShape",
+           "shape_of"]
+
+Array = Any
+
+
+@pytree
+class PlaneShape:
+    """A plane's numbers as a pytree (traced): ``phi = (x - point) . normal``.
+
+    Attributes:
+        point: ``(3,)`` m, a point of the plane.
+        normal: ``(3,)`` its unit normal, pointing into the free side.
+    """
+
+    point: Array
+    normal: Array
+
+    flat: ClassVar[bool] = True
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
+        x = jnp.asarray(x)
+        n = jnp.asarray(self.normal, dtype=x.dtype)
+        d = jnp.sum((x - jnp.asarray(self.point, dtype=x.dtype)) * n, axis=-1)
+        return d, jnp.broadcast_to(n, x.shape)
+
+
+@pytree
+class TubeWallShape:
+    """A tube's inner wall as a pytree (traced): ``phi = radius - rho``, ``n = -e_rho``.
+
+    Attributes:
+        radius: ``()`` m.
+        axis: ``(3,)`` the axis's unit direction.
+        centre: ``(3,)`` m, a point of the axis.
+        perpendicular: ``(3,)`` a unit vector across the axis, the normal taken on the axis itself.
+    """
+
+    radius: Array
+    axis: Array
+    centre: Array
+    perpendicular: Array
+
+    flat: ClassVar[bool] = False
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
+        x = jnp.asarray(x)
+        a = jnp.asarray(self.axis, dtype=x.dtype)
+        c = jnp.asarray(self.centre, dtype=x.dtype)
+        r = x - c
+        radial = r - jnp.sum(r * a, axis=-1, keepdims=True) * a
+        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN). The
+        # guard is on the largest component, not on the squared length, which is subnormal for an
+        # offset below 1e-154 m and flushed to zero on a GPU: it decides alike on every backend.
+        on_axis = is_zero_length(radial, keepdims=True)
+        perp = jnp.asarray(self.perpendicular, dtype=x.dtype)
+        safe = jnp.where(on_axis, perp, radial)
+        rho2 = jnp.sum(safe * safe, axis=-1, keepdims=True)
+        rho = jnp.where(on_axis, 0.0, jnp.sqrt(rho2))
+        e = safe / jnp.sqrt(rho2)
+        return jnp.asarray(self.radius, dtype=x.dtype) - rho[..., 0], -e
+
+
+@pytree
+class OpaqueShape:
+    """A surface with no shape of its own (one written outside ``mime.scene``), kept whole: the
+    surface itself keys the compilation (it must be hashable)."""
+
+    surface: Any = static()
+
+    @property
+    def flat(self) -> bool:
+        return bool(getattr(self.surface, "flat", False))
+
+    def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
+        return self.surface.distance_and_normal(x)
+
+
+def shape_of(surface: Any) -> Any:
+    """The pytree a compiled step reads ``surface`` through: its ``shape()``, or the surface kept whole."""
+    shape = getattr(surface, "shape", None)
+    return shape() if callable(shape) else OpaqueShape(surface)
 
 
 def _vector(argument: str, value: Any, *, where: str, unit: bool = False) -> tuple[float, float, float]:
@@ -81,11 +170,12 @@ class Plane(Surface):
     def _key(self) -> tuple:
         return (self.point, self.normal_vector)
 
+    def shape(self) -> PlaneShape:
+        """The plane's numbers as a pytree (float64 NumPy arrays)."""
+        return PlaneShape(np.array(self.point), np.array(self.normal_vector))
+
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
-        x = jnp.asarray(x)
-        n = jnp.asarray(self.normal_vector, dtype=x.dtype)
-        d = jnp.sum((x - jnp.asarray(self.point, dtype=x.dtype)) * n, axis=-1)
-        return d, jnp.broadcast_to(n, x.shape)
+        return self.shape().distance_and_normal(x)
 
     def to_document(self) -> dict[str, Any]:
         return {"normal": list(self.normal_vector), "point": list(self.point)}
@@ -140,22 +230,13 @@ class InnerSurface(Surface):
         t = self.tube
         return (t.radius, t.axis, t.centre)
 
+    def shape(self) -> TubeWallShape:
+        """The wall's numbers as a pytree (float64 NumPy arrays)."""
+        t = self.tube
+        return TubeWallShape(np.float64(t.radius), np.array(t.axis), np.array(t.centre), np.array(t.perpendicular))
+
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
-        x = jnp.asarray(x)
-        a = jnp.asarray(self.tube.axis, dtype=x.dtype)
-        c = jnp.asarray(self.tube.centre, dtype=x.dtype)
-        r = x - c
-        radial = r - jnp.sum(r * a, axis=-1, keepdims=True) * a
-        # on the axis every direction is as near; take one perpendicular to it (guarded, no NaN). The
-        # guard is on the largest component, not on the squared length, which is subnormal for an
-        # offset below 1e-154 m and flushed to zero on a GPU: it decides alike on every backend.
-        on_axis = is_zero_length(radial, keepdims=True)
-        perp = jnp.asarray(self.tube.perpendicular, dtype=x.dtype)
-        safe = jnp.where(on_axis, perp, radial)
-        rho2 = jnp.sum(safe * safe, axis=-1, keepdims=True)
-        rho = jnp.where(on_axis, 0.0, jnp.sqrt(rho2))
-        e = safe / jnp.sqrt(rho2)
-        return self.tube.radius - rho[..., 0], -e
+        return self.shape().distance_and_normal(x)
 
     def __repr__(self) -> str:
         return f"{self.tube!r}.inner_surface"

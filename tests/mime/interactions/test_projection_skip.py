@@ -23,7 +23,9 @@ from mime.nodes.rigid import ConstantLoad
 
 
 def _always(needed, K, u0, target, active, sweeps):
-    lam, u, hist = _solve.pgs(K, u0, target, active, sweeps)
+    # the hold's counts of sweeps are traced; the scenarios take the defaults, one count for both solves
+    assert _hold.SWEEPS == _hold.PROJECTION_SWEEPS
+    lam, u, hist = _solve.pgs(K, u0, target, active, _hold.SWEEPS)
     keep = jnp.asarray(needed)
     return jnp.where(keep, lam, jnp.zeros_like(lam)), jnp.where(keep, u, u0), jnp.where(keep, hist[-1], 0.0)
 

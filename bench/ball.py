@@ -35,18 +35,10 @@ import numpy as np
 from maddening.core.simulation.batch import run_batch
 from maddening.nodes import BallNode
 from maddening.nodes.ball_evidence import SEED_DROP, exact_drop
+from _timing import best
 
 TABLE = {"table_position": 0.0}
 
-
-def best_of(fn, repeat: int = 5) -> float:
-    """The best wall time of ``repeat`` calls of ``fn`` (which must block until done)."""
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def bench_scan_vs_loop(steps: int) -> float:
@@ -66,8 +58,8 @@ def bench_scan_vs_loop(steps: int) -> float:
     s0 = ball.initial_state()
     a, b = loop(), jax.block_until_ready(scanned(s0))
     assert np.allclose(a["position"], b["position"]) and np.allclose(a["velocity"], b["velocity"])
-    t_loop = best_of(loop, 3)
-    t_scan = best_of(lambda: jax.block_until_ready(scanned(s0)), 5)
+    t_loop = best(loop, 3)
+    t_scan = best(lambda: jax.block_until_ready(scanned(s0)), 5)
     ratio = t_loop / t_scan
     print(f"1. scan vs Python loop, 1 ball x {steps} steps: loop {t_loop * 1e3:.1f} ms, "
           f"scan {t_scan * 1e3:.3f} ms -> {ratio:.0f}x (goal >= 100x)")
@@ -100,7 +92,7 @@ def bench_vmap_vs_numpy(balls: int, steps: int) -> float:
     xn, vn = numpy_run()
     t_numpy = time.perf_counter() - t0
     agree = np.max(np.abs(np.asarray(out["position"]) - xn))
-    t_jax = best_of(lambda: jax.block_until_ready(jax_run(xj, vj)), 3)
+    t_jax = best(lambda: jax.block_until_ready(jax_run(xj, vj)), 3)
     ratio = t_numpy / t_jax
     print(f"2. vmap+scan vs NumPy, {balls:.0e} balls x {steps} steps (float32): NumPy {t_numpy:.2f} s, "
           f"JAX {t_jax:.2f} s -> {ratio:.1f}x (goal >= 3x); max |dx| between them {agree:.1e} m")
@@ -157,7 +149,7 @@ def bench_against_diffrax() -> dict[str, float]:
             return dict(zip(names, (float(x), *map(float, grads))))
 
         ref = unpack(jax.block_until_ready(theirs(*args)))
-        t_theirs = best_of(lambda: jax.block_until_ready(theirs(*args)), 20)
+        t_theirs = best(lambda: jax.block_until_ready(theirs(*args)), 20)
         err_theirs = max(abs(ref[k] - exact[k]) for k in names)
         print(f"3. located BallNode vs Diffrax (x(T) and 3 derivatives by reverse mode, float64):")
         print(f"   Diffrax Tsit5 + event, rtol=atol=1e-10: {t_theirs * 1e6:.0f} us, max error vs closed form {err_theirs:.1e}")
@@ -166,7 +158,7 @@ def bench_against_diffrax() -> dict[str, float]:
             mine = unpack(jax.block_until_ready(ours(*args)))
             agree = max(abs(mine[k] - ref[k]) for k in names)
             assert agree <= 1e-6, f"located BallNode and Diffrax disagree by {agree:.2e} at dt={dt}"
-            t_ours = best_of(lambda: jax.block_until_ready(ours(*args)), 20)
+            t_ours = best(lambda: jax.block_until_ready(ours(*args)), 20)
             err = max(abs(mine[k] - exact[k]) for k in names)
             ratios[dt] = t_theirs / t_ours
             print(f"   located BallNode dt={dt:g} ({int(round(case.t_final / dt))} steps): {t_ours * 1e6:.0f} us, "

@@ -30,7 +30,6 @@ from __future__ import annotations
 
 import argparse
 import math
-import time
 
 import jax
 import jax.numpy as jnp
@@ -40,6 +39,7 @@ from mime import Contact, Experiment, mm
 from mime import demos
 from mime.dynamics import ContactReport
 from mime.nodes.rigid import run_scan, step_jit
+from _timing import best, block
 
 GOAL = 50.0
 
@@ -56,18 +56,6 @@ def _held(spacing: float | None = None):
     return e
 
 
-def _block(tree):
-    jax.tree_util.tree_map(lambda a: a.block_until_ready(), tree)
-
-
-def _best(fn, repeat: int) -> float:
-    """The best wall time of ``repeat`` calls of ``fn`` (which blocks until its work is done)."""
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def _parts(experiment):
@@ -92,7 +80,7 @@ def scan_vs_loop(steps: int, repeat: int) -> dict[str, float]:
 
         def scan():
             out = run_scan(inputs, s0, dt, steps)
-            _block(out)
+            block(out)
             return out
 
         ends = []
@@ -101,14 +89,14 @@ def scan_vs_loop(steps: int, repeat: int) -> dict[str, float]:
             state = s0
             for k in range(steps):
                 state, _ = step_jit(inputs, state, k * dt, dt)
-            _block(state)
+            block(state)
             ends.append(state)
 
         states, _ = scan()  # compile the scan
-        _block(step_jit(inputs, s0, 0.0, dt))  # compile the step
-        t_scan = _best(scan, repeat)
+        block(step_jit(inputs, s0, 0.0, dt))  # compile the step
+        t_scan = best(scan, repeat)
         compiled_before = step_jit._cache_size()
-        t_loop = _best(loop, repeat)
+        t_loop = best(loop, repeat)
         retraced = step_jit._cache_size() - compiled_before
         # the two sides run differently compiled programs (one scan, one step), which may round apart
         end_diff = float(np.max(np.abs(np.asarray(states.position[-1]) - np.asarray(ends[-1].position))))
@@ -118,10 +106,10 @@ def scan_vs_loop(steps: int, repeat: int) -> dict[str, float]:
             state = s0
             for k in range(steps):
                 state, _ = _trivial_step(inputs, state, k * dt, dt)
-            _block(state)
+            block(state)
 
         dispatch_loop()  # compile
-        t_dispatch = _best(dispatch_loop, repeat)
+        t_dispatch = best(dispatch_loop, repeat)
     return {
         "t_scan": t_scan,
         "t_loop": t_loop,
@@ -143,10 +131,10 @@ def cost_by_samples(targets: list[int], steps: int, repeat: int) -> list[tuple[i
             inputs, s0 = _parts(umr)
 
             def scan():
-                _block(run_scan(inputs, s0, demos.DT, steps))
+                block(run_scan(inputs, s0, demos.DT, steps))
 
             scan()  # compile
-            rows.append((demos.confinement(umr).report.samples, _best(scan, repeat) / steps))
+            rows.append((demos.confinement(umr).report.samples, best(scan, repeat) / steps))
     return rows
 
 

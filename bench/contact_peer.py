@@ -33,8 +33,7 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import time
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import numpy as np
@@ -42,17 +41,10 @@ import numpy as np
 jax.config.update("jax_enable_x64", True)
 
 from mime import peer, sweep  # noqa: E402
+from _timing import best  # noqa: E402  (a sibling module: bench/ is first on sys.path)
 
 SCENES = ("drop", "impact", "incline box")
 
-
-def _best(fn: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
 
 
 def _starts(scene: peer.Scene, n: int, seed: int = 0) -> dict[str, np.ndarray]:
@@ -80,7 +72,7 @@ def mime_scan(scene: peer.Scene, repeat: int) -> float:
         experiment.run(dt=scene.dt, steps=scene.steps, profile="exploratory")  # reuses its build; returns NumPy
 
     go()
-    return _best(go, repeat) / scene.steps
+    return best(go, repeat) / scene.steps
 
 
 def mime_sweep(scene: peer.Scene, n: int, repeat: int) -> float:
@@ -92,7 +84,7 @@ def mime_sweep(scene: peer.Scene, n: int, repeat: int) -> float:
         sweep.run_sweep(experiment, starts, dt=scene.dt, steps=scene.steps)  # returns NumPy: blocks
 
     go()
-    return _best(go, repeat) / (n * scene.steps)
+    return best(go, repeat) / (n * scene.steps)
 
 
 # ---------------------------------------------------------------------------------------
@@ -124,7 +116,7 @@ def mujoco_step(scene: peer.Scene, n: int, repeat: int) -> float:
             for _ in range(scene.steps):
                 mujoco.mj_step(model, data)
 
-    return _best(go, repeat) / (n * scene.steps)
+    return best(go, repeat) / (n * scene.steps)
 
 
 def mujoco_rollout(scene: peer.Scene, n: int, repeat: int) -> float:
@@ -139,7 +131,7 @@ def mujoco_rollout(scene: peer.Scene, n: int, repeat: int) -> float:
         rollout.rollout(model, data, states, nstep=scene.steps)
 
     go()
-    return _best(go, repeat) / (n * scene.steps)
+    return best(go, repeat) / (n * scene.steps)
 
 
 # ---------------------------------------------------------------------------------------
@@ -180,7 +172,7 @@ def mjx_scan(scene: peer.Scene, n: int, repeat: int) -> float:
     args = (jax.numpy.asarray(qpos), jax.numpy.asarray(qvel)) if n > 1 else (
         jax.numpy.asarray(qpos[0]), jax.numpy.asarray(qvel[0]))
     f(*args).block_until_ready()
-    return _best(lambda: f(*args).block_until_ready(), repeat) / (n * scene.steps)
+    return best(lambda: f(*args).block_until_ready(), repeat) / (n * scene.steps)
 
 
 US = 1e6

@@ -44,11 +44,12 @@ import os
 import time
 from dataclasses import dataclass
 from functools import partial
-from typing import Any, Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 import numpy as np
+from _timing import best
 
 DT = 1e-3
 G = 9.81
@@ -110,14 +111,6 @@ def _offsets(n: int, seed: int = 0) -> np.ndarray:
     return out
 
 
-def _best(fn: Callable[[], Any], repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        t0 = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - t0)
-    return min(times)
-
 
 # ---------------------------------------------------------------------------------------
 # MIME
@@ -169,7 +162,7 @@ def mime_times(scene: Scene, n: int, steps: int, repeat: int) -> dict[str, float
             t0 = time.perf_counter()
             block()
             out["compile_s"] = time.perf_counter() - t0
-            out["us"] = _best(block, repeat) / steps * 1e6
+            out["us"] = best(block, repeat) / steps * 1e6
             return out
         states = RigidState(jnp.asarray(np.asarray(body.start.position) + _offsets(n)),
                             *(jnp.broadcast_to(jnp.asarray(getattr(body.start, k)), (n, len(getattr(body.start, k))))
@@ -179,7 +172,7 @@ def mime_times(scene: Scene, n: int, steps: int, repeat: int) -> dict[str, float
         t0 = time.perf_counter()
         block()
         out["compile_s"] = time.perf_counter() - t0
-        out["us"] = _best(block, repeat) / (steps * n) * 1e6
+        out["us"] = best(block, repeat) / (steps * n) * 1e6
     return out
 
 
@@ -231,7 +224,7 @@ def mujoco_times(scene: Scene, n: int, steps: int, repeat: int, mjx: bool, rollo
             for _ in range(steps):
                 mujoco.mj_step(model, d)
 
-        out["mj_step_us"] = _best(loop, repeat) / steps * 1e6
+        out["mj_step_us"] = best(loop, repeat) / steps * 1e6
     spec = mujoco.mjtState.mjSTATE_FULLPHYSICS
     size = mujoco.mj_stateSize(model, spec)
     state0 = np.zeros(size)
@@ -241,7 +234,7 @@ def mujoco_times(scene: Scene, n: int, steps: int, repeat: int, mjx: bool, rollo
     if n <= rollout_max:
         with rollout.Rollout(nthread=0) as r:
             r.rollout(model, data, states, nstep=steps)  # warm
-            out["rollout_us"] = _best(lambda: r.rollout(model, data, states, nstep=steps), repeat) / (steps * n) * 1e6
+            out["rollout_us"] = best(lambda: r.rollout(model, data, states, nstep=steps), repeat) / (steps * n) * 1e6
     if mjx:
         try:
             out.update(_mjx_times(model, scene, n, steps, repeat))
@@ -272,7 +265,7 @@ def _mjx_times(model: Any, scene: Scene, n: int, steps: int, repeat: int) -> dic
         run = jax.jit(jax.vmap(one))
         block = lambda: jax.block_until_ready(run(offsets))  # noqa: E731
         block()
-        return {"mjx_us": _best(block, repeat) / (steps * n) * 1e6}
+        return {"mjx_us": best(block, repeat) / (steps * n) * 1e6}
 
 
 def main() -> None:

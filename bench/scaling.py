@@ -34,7 +34,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
-import time
+from _timing import best
 
 FLAG = "--xla_force_host_platform_device_count"
 
@@ -46,14 +46,6 @@ def _ensure_devices(count: int) -> None:
     os.environ["XLA_FLAGS"] = f"{flags} {FLAG}={count}".strip()
     os.execv(sys.executable, [sys.executable, *sys.argv])
 
-
-def best_of(fn, repeat: int) -> float:
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    return min(times)
 
 
 def load() -> str:
@@ -97,11 +89,11 @@ def ball_sweep(balls: int, steps: int, device_counts: list[int], repeat: int) ->
         return jax.block_until_ready(run_batch(ball, states, mesh=mesh, **kw))
 
     reference = run(None)
-    runs = {"unsharded": (best_of(lambda: run(None), repeat), True)}
+    runs = {"unsharded": (best(lambda: run(None), repeat), True)}
     for d in device_counts:
         mesh = jax.make_mesh((d,), ("batch",), devices=jax.devices()[:d])
         same = bitwise(reference, run(mesh))
-        runs[f"mesh {d}"] = (best_of(lambda: run(mesh), repeat), same)
+        runs[f"mesh {d}"] = (best(lambda: run(mesh), repeat), same)
     report(f"1. ball sweep, {balls:.0e} balls x {steps} steps (float32, run_batch)", balls * steps, runs)
 
 
@@ -138,12 +130,12 @@ def reflection_cloud(points: int, steps: int, device_counts: list[int], repeat: 
 
         plain = rollout(None)
         reference = plain()
-        runs = {"unsharded": (best_of(plain, repeat), True)}
+        runs = {"unsharded": (best(plain, repeat), True)}
         for d in device_counts:
             mesh = jax.make_mesh((d,), ("batch",), devices=jax.devices()[:d])
             sharded = rollout(mesh)
             same = bitwise(reference, sharded())
-            runs[f"mesh {d}"] = (best_of(sharded, repeat), same)
+            runs[f"mesh {d}"] = (best(sharded, repeat), same)
     report(f"2. reflection cloud, {points:.0e} points x {steps} steps (float64, batched step)", points * steps, runs)
 
 

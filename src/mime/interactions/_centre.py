@@ -51,7 +51,7 @@ class CentreHold:
     reads_orientation = False
     """The hold never reads the body's orientation."""
     rows = 1
-    """The points each choice holds: the centre."""
+    """The points each choice holds (one, the centre)."""
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step (``two_passes``) on the centre's row."""

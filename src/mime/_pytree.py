@@ -31,7 +31,7 @@ from typing import Any, TypeVar
 
 import jax
 
-from mime.errors import invalid
+from maddening.errors import invalid  # as mime.errors re-exports it (errors and _pytree share a layer)
 
 __all__ = ["pytree", "static", "replace"]
 

@@ -31,6 +31,8 @@ from typing import Any, TypeVar
 
 import jax
 
+from maddening.errors import invalid  # as mime.errors re-exports it (errors and _pytree share a layer)
+
 __all__ = ["pytree", "static", "replace"]
 
 T = TypeVar("T")
@@ -84,5 +86,7 @@ def replace(obj: T, **changes: Any) -> T:
     for f in dataclasses.fields(obj):  # type: ignore[arg-type]
         object.__setattr__(new, f.name, changes.pop(f.name, getattr(obj, f.name)))
     if changes:
-        raise TypeError(f"replace: {type(obj).__name__} has no fields {sorted(changes)}")
+        names = ", ".join(f.name for f in dataclasses.fields(obj))  # type: ignore[arg-type]
+        raise TypeError(str(invalid("fields", sorted(changes), f"fields of {type(obj).__name__} ({names})",
+                                    where="replace")))
     return new

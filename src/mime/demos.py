@@ -137,7 +137,8 @@ def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float,
         r = max(x, y) / 2
         t = mass * (3 * r * r + z * z) / 12
         return (t, t, mass * r * r / 2)
-    raise TypeError(type(g).__name__)
+    raise invalid("geometry", g, "a Hull or a kind of mime.geometry: Sphere, Ellipsoid, Cylinder, Capsule, Screw, "
+                  "Box or Mesh", where="solid_inertia")
 
 
 def make_body(hull: Any, *, mass: float, name: str = "body", **kw: Any) -> RigidInertialNode:

@@ -21,7 +21,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from mime.errors import ValidationError, invalid
+from mime.errors import invalid
 from mime.registry import REGISTRY, DefaultKind, Entry, Registry, format_type
 
 __all__ = ["SECTION_TITLES", "Rows", "Section", "EntryPage", "entry_page", "check_page", "hand_written", "value_text"]
@@ -132,14 +132,14 @@ def hand_written(entry: type[Entry]) -> str:
     try:
         text = (Path(module.__file__).parent / entry.notes).read_text(encoding="utf-8")
     except (FileNotFoundError, TypeError):
-        raise ValidationError(
-            f"{entry.qualified_name()}: notes = {entry.notes!r} is not a file beside its module"
-        ) from None
+        raise invalid("notes", entry.notes, f"the name of a file beside {module.__name__}",
+                      where=entry.qualified_name()) from None
 
     def fill(match: re.Match) -> str:
         name = match.group(1)
         if not hasattr(entry, name):
-            raise ValidationError(f"{entry.notes}: placeholder [[{name}]] names no attribute of {entry.__qualname__}")
+            raise invalid("placeholder", f"[[{name}]]", f"[[NAME]], NAME an attribute of {entry.__qualname__}",
+                          where=entry.notes)
         return value_text(getattr(entry, name))
 
     return _PLACEHOLDER.sub(fill, text).strip("\n")

@@ -17,7 +17,7 @@ from __future__ import annotations
 import importlib
 from typing import Any, Callable
 
-from mime.errors import DocumentError, ValidationError, invalid
+from mime.errors import invalid, invalid_document
 
 __all__ = ["KINDS", "PROVIDERS", "document_kind", "register_kind", "kind_of", "load_kind"]
 
@@ -34,10 +34,11 @@ def register_kind(name: str, cls: type) -> type:
         raise invalid("name", name, "a non-empty string")
     for method in ("to_document", "from_document"):
         if not callable(getattr(cls, method, None)):
-            raise ValidationError(f"{cls.__qualname__} cannot be kind {name!r}: it has no {method}")
+            raise invalid(method, getattr(cls, method, None), "a method (a document kind has to_document and "
+                          "from_document)", where=f"{cls.__qualname__} as document kind {name!r}")
     held = KINDS.get(name)
     if held is not None and held.__qualname__ != cls.__qualname__:
-        raise ValidationError(f"kind = {name!r} is already registered by {held.__qualname__}")
+        raise invalid("kind", name, f"a kind no other class holds (it is registered by {held.__qualname__})")
     KINDS[name] = cls
     cls.document_kind_name = name  # type: ignore[attr-defined]
     return cls
@@ -61,8 +62,11 @@ def kind_of(thing: Any) -> str | None:
     return None
 
 
-def load_kind(name: str, where: str) -> type:
-    """The class registered as kind ``name``, importing :data:`PROVIDERS` first if it is not yet known."""
+def load_kind(name: str, path: Any, key: str) -> type:
+    """The class registered as kind ``name``, importing :data:`PROVIDERS` first if it is not yet known.
+
+    A name no class holds raises ``DocumentError`` naming the file ``path`` and the ``key`` it was read from.
+    """
     if name not in KINDS:
         for module in PROVIDERS:
             try:
@@ -73,7 +77,5 @@ def load_kind(name: str, where: str) -> type:
     try:
         return KINDS[name]
     except (KeyError, TypeError):
-        raise DocumentError(
-            f"{where}: kind = {name!r} is not a registered document kind; expected one of "
-            f"{', '.join(sorted(KINDS)) or 'none registered'}"
-        ) from None
+        raise invalid_document(path, key, name, f"a registered document kind: one of "
+                               f"{', '.join(sorted(KINDS)) or 'none registered'}") from None

@@ -5,13 +5,17 @@ a bad value given to either (a refusal from ``maddening.core.Node``'s checks, me
 through a mime body, is caught by ``except mime.ValidationError``). Its message
 names the argument, the value given and what is allowed. ``DocumentError`` is the
 kind raised while reading a saved experiment: its message also says which file
-and which key or entry was at fault.
+and which key or entry was at fault, and is built by :func:`invalid_document`.
 
 Every refusal's message is built by one helper, :func:`invalid` (maddening's):
 ``"<where>: <argument> = <value> is not allowed; expected <what>"``; a setting
 that must be given and was not is refused by its sibling :func:`required`,
 ``"<where>: setting '<name>' is required[ by <what needs it>] and was not given;
-expected <what>"``. A class
+expected <what>"``; a saved document's refusal by :func:`invalid_document`,
+``"<file>: <key> = <value> is not allowed; expected <what>"``, or, for a refusal
+met inside the document (an entry's setting, say), ``"<file>: <key>: <that
+refusal's own message>"``. No message in mime is typed by hand
+(``tests/mime/test_messages.py`` walks the sources). A class
 declares what each argument accepts once, as a table of :class:`Rule` values
 (``RigidInertialNode.RULES``, ``Contact``'s settings), and checks it with
 :func:`check_arguments`; the same rule's ``allowed`` text documents it. The rules:
@@ -44,7 +48,7 @@ from maddening.errors import ValidationError, finite_number, invalid, whole_numb
 
 __all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
            "callable_value", "Rule", "Number", "Whole", "Vector", "Direction", "UnitQuaternion", "OneOf",
-           "check_arguments", "is_traced", "required"]
+           "check_arguments", "is_traced", "required", "invalid_document"]
 
 
 class DocumentError(ValidationError):
@@ -63,6 +67,37 @@ def required(name: str, allowed: str, *, where: str = "", by: str = "") -> Valid
     prefix = f"{where}: " if where else ""
     needs = f" by {by}" if by else ""
     return ValidationError(f"{prefix}setting {name!r} is required{needs} and was not given; expected {allowed}")
+
+
+_NOT_GIVEN: Any = object()
+
+
+def invalid_document(path: Any, key: str, value: Any = _NOT_GIVEN, allowed: str = "", *,
+                     refusal: BaseException | None = None) -> DocumentError:
+    """The house error for a saved document: the file ``path``, the ``key`` at fault, and either
+    the ``value`` found there with what is ``allowed``, or the ``refusal`` met while reading it.
+
+    ``key`` is the dotted place in the document (``attachments[0].entry``). With
+    ``value`` and ``allowed`` the message is :func:`invalid`'s, prefixed with the file.
+    With ``refusal`` (a ``ValidationError`` raised by the code that read the key, itself
+    built by :func:`invalid` or :func:`required`) the message is that refusal's,
+    prefixed with the file and the key.
+
+    >>> str(invalid_document("saved/experiment.json", "format", "other", "'mime.experiment'"))
+    "saved/experiment.json: format = 'other' is not allowed; expected 'mime.experiment'"
+    >>> met = invalid("profile", "fast", "one of exploratory, validated")
+    >>> str(invalid_document("saved/experiment.json", "profile", refusal=met))
+    "saved/experiment.json: profile: profile = 'fast' is not allowed; expected one of exploratory, validated"
+    """
+    if refusal is not None:
+        if value is not _NOT_GIVEN or allowed:
+            raise invalid("refusal", refusal, "no value or allowed beside it (give one or the other)",
+                          where="invalid_document")
+        return DocumentError(f"{path}: {key}: {refusal}")
+    if value is _NOT_GIVEN or not allowed:
+        raise required("value", "the value found at the key and what is allowed there, or a refusal",
+                       where="invalid_document")
+    return DocumentError(str(invalid(key, value, allowed, where=str(path))))
 
 
 def callable_value(value: Any, argument: str, allowed: str, *, where: str = "") -> Any:

@@ -47,7 +47,7 @@ from typing import Any, Mapping
 from mime import _experiment_io as io
 from mime._simulate import RunRecord, simulate
 from mime.document_kinds import KINDS, document_kind, kind_of, load_kind, register_kind
-from mime.errors import DocumentError, ValidationError, invalid
+from mime.errors import DocumentError, ValidationError, invalid, invalid_document
 from mime.registry import (
     REGISTRY,
     Entry,
@@ -233,11 +233,9 @@ class Experiment:
         missing = [r for r in declared if r not in roles]
         extra = [r for r in roles if r not in declared]
         if missing or extra:
-            raise ValidationError(
-                f"{where}: roles {sorted(roles)} are not allowed; expected exactly "
-                f"{', '.join(declared)}" + (f" (missing {', '.join(missing)})" if missing else "")
-                + (f" (unknown {', '.join(extra)})" if extra else "")
-            )
+            raise invalid("roles", sorted(roles), f"exactly {', '.join(declared)}"
+                          + (f" (missing {', '.join(missing)})" if missing else "")
+                          + (f" (unknown {', '.join(extra)})" if extra else ""), where=where)
         if any(s.name == "rung" for s in entry.settings) and entry["rung"] is not None:
             entry.declared_rung(entry["rung"]).check(roles, where=where)
         for body in _body_of(entry, roles):
@@ -250,16 +248,13 @@ class Experiment:
                     and entry.includes_lubrication
                     and other.entry.includes_lubrication
                 ):
-                    raise ValidationError(
-                        f"{where}: body {_name(body)} already takes {other.entry.label()}, which "
-                        f"includes lubrication; a body takes at most one law that includes it"
-                    )
+                    raise invalid("body", _name(body), f"a body with no law that includes lubrication yet: it "
+                                  f"takes {other.entry.label()}, which does, and a body takes at most one",
+                                  where=where)
                 fam, other_fam = entry.family, other.entry.family
                 if fam is not None and other_fam is not None and fam.name == "contact" == other_fam.name:
-                    raise ValidationError(
-                        f"{where}: body {_name(body)} already takes {other.entry.label()}; "
-                        f"one contact per body"
-                    )
+                    raise invalid("body", _name(body), f"a body with no contact yet: it takes "
+                                  f"{other.entry.label()}, and a body takes one contact", where=where)
         bound = tuple((r, self._reference(roles[r])) for r in declared)
         attachment = Attachment(entry, bound)
         self._attachments.append(attachment)
@@ -325,10 +320,9 @@ class Experiment:
         for key, thing in self._things.items():
             kind = kind_of(thing)
             if kind is None:
-                raise ValidationError(
-                    f"thing {key!r} ({type(thing).__qualname__}) is not a registered document kind; "
-                    f"register its class with @mime.experiment.document_kind(...) to save it"
-                )
+                raise invalid(f"things.{key}", type(thing).__qualname__, "a thing of a registered document kind "
+                              "(register its class with @mime.experiment.document_kind(...) to save it)",
+                              where="Experiment.document")
             doc = thing.to_document()
             _check_jsonable(doc, f"thing {key!r}")
             names = {}
@@ -377,15 +371,16 @@ class Experiment:
         try:
             text = path.read_text(encoding="utf-8")
         except FileNotFoundError:
-            raise DocumentError(f"{path}: no such file; expected a folder saved by Experiment.save") from None
+            raise invalid_document(path, "folder", str(folder), f"a folder saved by Experiment.save, which "
+                                   f"holds {io.DOCUMENT} (this one does not)") from None
         except UnicodeDecodeError as exc:
-            raise DocumentError(f"{path}: not UTF-8 text ({exc.reason})") from None
+            raise invalid_document(path, "document", exc.object[exc.start:exc.end],
+                                   f"UTF-8 text ({exc.reason} at byte {exc.start})") from None
         try:
             doc = json.loads(text)
         except json.JSONDecodeError as exc:
-            raise DocumentError(
-                f"{path}: not valid JSON at line {exc.lineno}, column {exc.colno}: {exc.msg}"
-            ) from None
+            raise invalid_document(path, "document", text[exc.pos:exc.pos + 20], f"valid JSON ({exc.msg} at "
+                                   f"line {exc.lineno}, column {exc.colno})") from None
         return cls._from_document(doc, folder, path, reg)
 
     @classmethod
@@ -393,41 +388,43 @@ class Experiment:
         top = _Reader(path)
         top.obj(doc, "document", {"format", "format_version", "profile", "things", "attachments"})
         if doc["format"] != FORMAT:
-            raise DocumentError(f"{path}: format = {doc['format']!r}; expected {FORMAT!r}")
+            raise invalid_document(path, "format", doc["format"], repr(FORMAT))
         if doc["format_version"] != FORMAT_VERSION:
-            raise DocumentError(
-                f"{path}: format_version = {doc['format_version']!r}; expected {FORMAT_VERSION}"
-            )
+            raise invalid_document(path, "format_version", doc["format_version"], str(FORMAT_VERSION))
         try:
             experiment = cls(profile=doc["profile"], registry=reg)
         except ValidationError as exc:
-            raise DocumentError(f"{path}: profile: {exc}") from None
+            raise invalid_document(path, "profile", refusal=exc) from None
         things = top.obj(doc["things"], "things")
         for key in things:
             where = f"things.{key}"
             item = top.obj(things[key], where, {"kind", "document", "arrays"})
             kind = item["kind"]
             if not isinstance(kind, str):
-                raise DocumentError(f"{path}: {where}.kind = {kind!r}; expected a string")
-            klass = load_kind(kind, f"{path}: {where}")
+                raise invalid_document(path, f"{where}.kind", kind, "a string")
+            klass = load_kind(kind, path, f"{where}.kind")
             arrays = {}
             for aname, fname in top.obj(item["arrays"], f"{where}.arrays").items():
                 if not (isinstance(fname, str) and fname.startswith(io.ARRAYS + "/") and "/" not in fname[len(io.ARRAYS) + 1:]):
-                    raise DocumentError(f"{path}: {where}.arrays.{aname} = {fname!r}; expected 'arrays/<name>.npy'")
+                    raise invalid_document(path, f"{where}.arrays.{aname}", fname, "'arrays/<name>.npy'")
                 try:
                     arrays[aname] = io.read_array(folder, fname)
                 except (OSError, ValueError) as exc:
-                    raise DocumentError(f"{path}: {where}.arrays.{aname}: cannot read {fname}: {exc}") from None
+                    raise invalid_document(path, f"{where}.arrays.{aname}", fname,
+                                           f"a .npy file the folder holds and NumPy reads ({exc})") from None
             try:
                 thing = klass.from_document(item["document"], arrays)
             except DocumentError:
                 raise
-            except (ValidationError, KeyError, TypeError, ValueError) as exc:
-                raise DocumentError(f"{path}: {where}.document: {type(exc).__name__}: {exc}") from None
+            except ValidationError as exc:
+                raise invalid_document(path, f"{where}.document", refusal=exc) from None
+            except (KeyError, TypeError, ValueError) as exc:
+                raise invalid_document(path, f"{where}.document", item["document"], f"a document of kind {kind!r} "
+                                       f"({klass.__qualname__}.from_document: {type(exc).__name__}: {exc})") from None
             experiment._things[key] = thing
         attachments = doc["attachments"]
         if not isinstance(attachments, list):
-            raise DocumentError(f"{path}: attachments = {attachments!r}; expected a list")
+            raise invalid_document(path, "attachments", attachments, "a list")
         for i, item in enumerate(attachments):
             where = f"attachments[{i}]"
             top.obj(item, where, {"entry", "settings", "roles"})
@@ -435,31 +432,30 @@ class Experiment:
             try:
                 entry_cls = reg.get(ident["namespace"], ident["name"], ident["version"])
             except ValidationError as exc:
-                raise DocumentError(f"{path}: {where}.entry: {exc}") from None
+                raise invalid_document(path, f"{where}.entry", refusal=exc) from None
             try:
                 entry = entry_cls.from_settings_document(item["settings"], where="settings")
             except ValidationError as exc:
-                raise DocumentError(f"{path}: {where}: {exc}") from None
+                raise invalid_document(path, where, refusal=exc) from None
             roles = {}
             for role, ref in top.obj(item["roles"], f"{where}.roles").items():
                 rwhere = f"{where}.roles.{role}"
                 if not isinstance(ref, dict) or "thing" not in ref or set(ref) - {"thing", "attribute"}:
-                    raise DocumentError(f"{path}: {rwhere} = {ref!r}; expected {{'thing': id}} or {{'thing': id, 'attribute': name}}")
+                    raise invalid_document(path, rwhere, ref, "{'thing': id} or {'thing': id, 'attribute': name}")
                 if not isinstance(ref["thing"], str) or ref["thing"] not in experiment._things:
-                    raise DocumentError(
-                        f"{path}: {rwhere}: thing {ref['thing']!r} is not among things "
-                        f"({', '.join(experiment._things) or 'none'})"
-                    )
+                    raise invalid_document(path, f"{rwhere}.thing", ref["thing"],
+                                           f"the id of one of the things ({', '.join(experiment._things) or 'none'})")
                 target = experiment._things[ref["thing"]]
                 if "attribute" in ref:
                     if not isinstance(ref["attribute"], str) or not hasattr(target, ref["attribute"]):
-                        raise DocumentError(f"{path}: {rwhere}: thing {ref['thing']!r} has no attribute {ref['attribute']!r}")
+                        raise invalid_document(path, f"{rwhere}.attribute", ref["attribute"],
+                                               f"the name of an attribute of thing {ref['thing']!r}")
                     target = getattr(target, ref["attribute"])
                 roles[role] = target
             try:
                 experiment.attach(entry, **roles)
             except ValidationError as exc:
-                raise DocumentError(f"{path}: {where}: {exc}") from None
+                raise invalid_document(path, where, refusal=exc) from None
         return experiment
 
     def __repr__(self) -> str:
@@ -472,14 +468,14 @@ class _Reader:
 
     def obj(self, value: Any, where: str, keys: set[str] | None = None) -> dict:
         if not isinstance(value, dict):
-            raise DocumentError(f"{self.path}: {where} = {value!r}; expected an object")
+            raise invalid_document(self.path, where, value, "an object")
         if keys is not None:
             missing = sorted(keys - set(value))
             extra = sorted(set(value) - keys)
-            if missing:
-                raise DocumentError(f"{self.path}: {where}: key {missing[0]!r} is missing; expected keys {', '.join(sorted(keys))}")
-            if extra:
-                raise DocumentError(f"{self.path}: {where}: key {extra[0]!r} is not allowed; expected keys {', '.join(sorted(keys))}")
+            if missing or extra:
+                raise invalid_document(self.path, f"{where} keys", sorted(value), f"exactly {', '.join(sorted(keys))}"
+                                       + (f" (missing {', '.join(map(repr, missing))})" if missing else "")
+                                       + (f" (unknown {', '.join(map(repr, extra))})" if extra else ""))
         return value
 
 
@@ -489,7 +485,7 @@ def _ref_text(ref: tuple[str, str | None]) -> str:
 
 def _name(thing: Any) -> str:
     n = getattr(thing, "name", None)
-    return repr(n) if isinstance(n, str) else type(thing).__name__
+    return n if isinstance(n, str) else type(thing).__name__
 
 
 def _check_jsonable(doc: Any, where: str) -> None:

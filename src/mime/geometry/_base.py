@@ -29,7 +29,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError, real_array, invalid
+from mime.errors import real_array, invalid
 
 __all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc", "SUPPORT_WIDTH"]
 
@@ -132,7 +132,9 @@ class Geometry:
         is deepest along a whole line; the point nearest the hint is kept).
         """
         if not self.has_support:
-            raise ValidationError(f"{type(self).__name__} has no support query")
+            name = type(self).__name__
+            raise invalid("direction", "...", f"a kind with a support query: a {name.lower()} has none",
+                          where=f"{name}.support_near")
         return type(self).support_from(self.support_params(), direction, hint, self.support_steps)
 
     def support_params(self) -> np.ndarray:
@@ -145,7 +147,8 @@ class Geometry:
     @staticmethod
     def support_from(params: Any, direction: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
         """``support_near`` of the kind whose numbers are ``params`` (traceable in every argument)."""
-        raise ValidationError("a kind with no support query has no support_from")
+        raise invalid("params", "...", "the numbers of a kind with a support query (this kind has none)",
+                      where="Geometry.support_from")
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:  # pragma: no cover
         """``(points, normals)``, each ``(n, 3)``, no more than about ``spacing`` apart."""

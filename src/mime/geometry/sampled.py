@@ -208,10 +208,9 @@ class Mesh(Geometry):
     def from_document(cls, doc: dict[str, Any], arrays: dict[str, Any]) -> "Mesh":
         mesh = cls(arrays["vertices"], arrays["faces"], wall_maxima=doc.get("wall_maxima", 8))
         if len(mesh.vertices) != doc["vertices"] or len(mesh.faces) != doc["faces"]:
-            raise ValidationError(
-                f"Mesh: arrays hold {len(mesh.vertices)} vertices and {len(mesh.faces)} faces; the document names "
-                f"{doc['vertices']} and {doc['faces']}"
-            )
+            counts = {"vertices": len(mesh.vertices), "faces": len(mesh.faces)}
+            key = "vertices" if counts["vertices"] != doc["vertices"] else "faces"
+            raise invalid(key, doc[key], f"the count of {key} its arrays hold, {counts[key]}", where="Mesh document")
         return mesh
 
     def __eq__(self, other: object) -> bool:

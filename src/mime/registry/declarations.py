@@ -19,7 +19,7 @@ from enum import Enum
 from typing import Any, Callable, Mapping
 
 from mime.errors import ValidationError, invalid
-from mime.units import Dimension, Quantity
+from mime.units import UNITS, Dimension, Quantity
 
 __all__ = [
     "SettingRole",
@@ -197,13 +197,12 @@ class Setting:
         if not self.name.isidentifier():
             raise invalid("name", self.name, "a Python identifier")
         if self.default_kind is not None and not (self.rule and self.basis):
-            raise ValidationError(
-                f"setting {self.name!r}: a {self.default_kind.value} default needs its rule and basis"
-            )
+            unset = "rule" if not self.rule else "basis"
+            raise invalid(unset, getattr(self, unset), f"its text: a {self.default_kind.value} default states its "
+                          "rule and basis", where=f"setting {self.name!r}")
         if self.default_kind in (DefaultKind.DETERMINED, DefaultKind.NUMERICAL) and self.compute is None:
-            raise ValidationError(
-                f"setting {self.name!r}: a {self.default_kind.value} default needs a compute rule"
-            )
+            raise invalid("compute", None, f"the rule that computes a {self.default_kind.value} default",
+                          where=f"setting {self.name!r}")
 
     # -- derived facts -------------------------------------------------------------
     @property
@@ -277,8 +276,10 @@ class Setting:
         if doc is not None and self.dimension is not None:
             try:
                 doc = Quantity.from_document(doc)
-            except ValidationError as exc:
-                raise ValidationError(f"{where}: setting {self.name!r}: {exc}") from None
+            except ValidationError:
+                units = ", ".join(sorted(u.symbol for u in UNITS.values() if u.dimension == self.dimension))
+                raise invalid(self.name, doc, f"a saved quantity of {self.dimension}: {{'unit': one of {units}, "
+                              "'value': a finite number}", where=where) from None
         return self.check(doc, where=where)
 
 
@@ -344,9 +345,9 @@ class Rung:
 
     def check(self, roles: Mapping[str, Any], *, where: str = "") -> None:
         """Refuse unless the bound things meet one of this rung's rows, for each role a row names."""
-        prefix = f"{where}: " if where else ""
         if not self.built:
-            raise ValidationError(f"{prefix}rung = {self.name!r} is reserved, not built: {self.note}")
+            raise invalid("rung", self.name, f"a rung that is built ({self.name} is reserved: {self.note})",
+                          where=where)
         if not self.requires:
             return
         problems = []
@@ -356,10 +357,8 @@ class Rung:
             if not lacks:
                 return
             problems.append(f"{row.role} = {_describe(thing)} {' and '.join(lacks)}")
-        raise ValidationError(
-            f"{prefix}rung {self.name!r} needs {' or '.join(r.text for r in self.requires)}; "
-            + "; ".join(problems)
-        )
+        raise invalid("rung", self.name, f"a rung the bound things support: it needs "
+                      f"{' or '.join(r.text for r in self.requires)}, and {'; '.join(problems)}", where=where)
 
 
 def _describe(thing: Any) -> str:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any, ClassVar, Mapping
 
-from mime.errors import ValidationError, invalid
+from mime.errors import invalid, required
 from mime.registry.declarations import (
     Family,
     GradientStatus,
@@ -73,14 +73,12 @@ class Entry:
             parse_version(cls.version)
             names = [s.name for s in cls.settings]
             if len(set(names)) != len(names):
-                raise ValidationError(f"{cls.__qualname__}: setting names repeat: {names}")
+                raise invalid("settings", names, "settings whose names do not repeat", where=cls.__qualname__)
             rung_names = {r.name for r in cls.rungs}
-            for line in cls.validity:
+            for i, line in enumerate(cls.validity):
                 if line.rung not in rung_names:
-                    raise ValidationError(
-                        f"{cls.__qualname__}: validity line for rung {line.rung!r}, "
-                        f"which is not one of {sorted(rung_names)}"
-                    )
+                    raise invalid(f"validity[{i}].rung", line.rung, f"one of the declared rungs {sorted(rung_names)}",
+                                  where=cls.__qualname__)
 
     # -- declarations read as facts -----------------------------------------------
     @classmethod
@@ -133,17 +131,12 @@ class Entry:
             if s.name in given and given[s.name] is not None:
                 values[s.name] = s.check(given[s.name], where=where)
             elif s.required:
-                raise ValidationError(
-                    f"{where}: setting {s.name!r} is required and was not given; expected "
-                    f"{s._expected()}"
-                )
+                raise required(s.name, s._expected(), where=where)
         if "rung" in values:
             chosen = self.declared_rung(values["rung"])
             if not chosen.built:
-                raise ValidationError(
-                    f"{where}: rung = {chosen.name!r} is reserved, not built ({chosen.note}); "
-                    f"expected one of {', '.join(r.name for r in self.built_rungs())}"
-                )
+                raise invalid("rung", chosen.name, f"one of {', '.join(r.name for r in self.built_rungs())} "
+                              f"({chosen.name} is reserved, not built: {chosen.note})", where=where)
         self._given = values
         self.validate()
 
@@ -180,15 +173,13 @@ class Entry:
     def from_settings_document(cls, settings: Any, *, where: str) -> "Entry":
         """An instance from a saved ``settings`` object, each value decoded and checked."""
         if not isinstance(settings, dict):
-            raise ValidationError(f"{where}: expected an object of settings, got {settings!r}")
+            raise invalid(where, settings, "an object of settings")
         decoded = {}
         for key, doc in settings.items():
             decl = cls.setting(key) if key in {s.name for s in cls.settings} else None
             if decl is None:
-                raise ValidationError(
-                    f"{where}: setting {key!r} is not a setting of {cls.label()}; expected one of "
-                    f"{', '.join(s.name for s in cls.settings)}"
-                )
+                raise invalid("setting", key, f"a setting of {cls.label()}: one of "
+                              f"{', '.join(s.name for s in cls.settings)}", where=where)
             decoded[key] = decl.decode(doc, where=f"{where}.{key}")
         return cls(**decoded)
 
@@ -209,7 +200,8 @@ class Interaction(Entry):
 
     def plan(self, *, profile: Any, **roles: Any) -> Any:
         """What the build hands to the bound things; each interaction defines it."""
-        raise NotImplementedError(f"{self.label()} has no plan")
+        raise NotImplementedError(str(invalid("plan", "Interaction.plan", "a plan of the entry's own class (what "
+                                              "the build hands to the bound things)", where=self.label())))
 
     @classmethod
     def on_rung(cls, rung: str, settings: dict[str, Any]) -> "Interaction":

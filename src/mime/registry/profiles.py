@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from enum import Enum
 from typing import Any, Mapping
 
-from mime.errors import ValidationError, invalid
+from mime.errors import invalid, required
 from mime.registry.declarations import NOT_USED, DefaultKind
 from mime.registry.entry import Entry
 
@@ -149,7 +149,7 @@ def resolve_settings(
         if s.name in given:
             value, prov = given[s.name], Provenance.GIVEN
         elif s.default_kind is None:
-            raise ValidationError(f"{where}: setting {s.name!r} is required and was not given")
+            raise required(s.name, s._expected(), where=where)
         elif s.default_kind is DefaultKind.CONVENTION:
             value = s.compute(values, roles) if s.compute is not None else s.default
             prov = Provenance.CONVENTION
@@ -162,12 +162,10 @@ def resolve_settings(
             elif prof.takes_numerical_defaults:
                 prov = Provenance.PENDING
             else:
-                raise ValidationError(
-                    f"{where}: setting {s.name!r} has a numerical default ({s.rule}), which the "
-                    f"{prof.name!r} profile does not take; give {s.name}=... explicitly, or build "
-                    f"in a profile that takes numerical defaults "
-                    f"({', '.join(p.name for p in PROFILES.values() if p.takes_numerical_defaults)})"
-                )
+                takers = ", ".join(p.name for p in PROFILES.values() if p.takes_numerical_defaults)
+                raise required(s.name, f"{s.name}=... given explicitly, or a build in a profile that takes "
+                               f"numerical defaults ({takers})", where=where,
+                               by=f"profile {prof.name!r} (its default is numerical: {s.rule})")
             if value is not None:
                 value = s.check(value, where=f"{where}: default of {s.name!r}")
         values[s.name] = value

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from mime.errors import ValidationError, invalid
+from mime.errors import invalid
 from mime.registry.entry import Entry, parse_version
 
 __all__ = ["Registry", "REGISTRY", "register"]
@@ -30,15 +30,14 @@ class Registry:
             raise invalid("entry", cls, "a subclass of mime.Entry")
         for attr in ("namespace", "name", "version"):
             if not isinstance(getattr(cls, attr, None), str):
-                raise ValidationError(f"{cls.__qualname__}: declares no {attr}")
+                raise invalid(attr, getattr(cls, attr, None), "a string the class declares", where=cls.__qualname__)
         parse_version(cls.version)
         key = cls.key()
         held = self._entries.get(key)
         if held is not None and held is not cls:
-            raise ValidationError(
-                f"entry {cls.label()} is already registered by {held.qualified_name()}; "
-                f"a new version needs a new version number"
-            )
+            raise invalid("version", cls.version, f"a version of {cls.namespace}/{cls.name} not yet registered "
+                          f"({cls.version} is already registered by {held.qualified_name()}; a new version needs a "
+                          "new version number)", where=cls.qualified_name())
         self._entries[key] = cls
         return cls
 
@@ -58,14 +57,10 @@ class Registry:
             pass
         known = self.versions(namespace, name)
         if known:
-            raise ValidationError(
-                f"version = {version!r} of {namespace}/{name} is not registered; "
-                f"registered versions: {', '.join(known)}"
-            )
-        raise ValidationError(
-            f"entry = {namespace}/{name} is not registered; registered entries: "
-            f"{', '.join(sorted({f'{ns}/{n}' for ns, n, _ in self._entries})) or 'none'}"
-        )
+            raise invalid("version", version, f"a registered version of {namespace}/{name}: one of {', '.join(known)}")
+        registered = ", ".join(sorted({f"{ns}/{n}" for ns, n, _ in self._entries}))
+        raise invalid("entry", f"{namespace}/{name}", f"a registered entry: one of {registered}" if registered
+                      else "a registered entry (this registry holds none)")
 
     def current(self, namespace: str, name: str) -> type[Entry]:
         """The highest registered version of ``namespace/name``."""

@@ -84,7 +84,7 @@ def test_the_requires_row_refuses_a_body_that_takes_no_applied_wrench():
         accepts = ("body.confinement",)
         size = 0.2
 
-    with pytest.raises(ValidationError, match=r"rung 'penalty' needs body: accepts `body.applied_wrench`; body = Confined does not accept body.applied_wrench"):
+    with pytest.raises(ValidationError, match=r"rung = 'penalty' is not allowed; expected a rung the bound things support: it needs body: accepts `body.applied_wrench`, and body = Confined does not accept body.applied_wrench"):
         Experiment().attach(Contact.Penalty(margin=mm(0.1), stiffness=N_per_m(K)), body=Confined(), surface=Floor().surface)
 
 

@@ -188,9 +188,9 @@ FAULTS: tuple[Fault, ...] = (
                  "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -u_free, target)\n"
                  "    active = jnp.isfinite(A.gap)\n"
                  "    lam, u, last"),),
-          (VELOCITY_RULE, CONTACT_010),
+          (VELOCITY_RULE, CONTACT_010, CONTACT_HOLD),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
-           "contact_0_1_0_rule_inelastic")),
+           "contact_0_1_0_rule_inelastic", "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero")),
     Fault("contact_rule_frictional", "contact",
           "The velocity rule gains Coulomb friction (mu = 0.5): the normal impulse also brakes the sliding.",
           (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
@@ -199,6 +199,37 @@ FAULTS: tuple[Fault, ...] = (
           (VELOCITY_RULE, CONTACT_010),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
            "contact_0_1_0_rule_frictionless")),
+    # -- the contact's hold, 0.1.0 and the registry (issue 24, phase 3: contact-hold.md, contact-0-1-0.md,
+    #    registry.md, contact.md) ----------------------------------------------------------------
+    Fault("hold_projection_applies_zero", "contact",
+          "The projection applies its correction by arithmetic, not by a select: a pose it does not move is "
+          "still composed with a zero turn and renormalised, so a body that takes no force leaves the free "
+          "body's trajectory in its last bits.",
+          (Patch(_HOLD, "jnp.where(go, xp, xx), jnp.where(go, qp, qq)", "xp, qp"),),
+          (CONTACT_HOLD, CONTACT_010),
+          tuple(f"free_bitwise_{v}_{k}" for v in ("040", "010")
+                for k in ("sphere", "ellipsoid", "cylinder", "capsule", "screw", "box", "mesh", "no_hull"))
+          + tuple(f"contact_0_1_0_free_bitwise_{k}" for k in ("sphere", "no_hull", "capsule"))),
+    Fault("hold_projection_never_runs", "contact",
+          "The projection's loop runs only after an iteration that moved the pose, and none has before the "
+          "first: the pose is never projected back, and a body on a curved wall drifts past the margin.",
+          (Patch(_HOLD, "& ((carry.iteration == 0) | carry.moved)", "& carry.moved"),),
+          (CONTACT_HOLD,), ("rule_tube_on_the_margin", "rule_tube_no_speed_into_wall")),
+    Fault("hold_lever_unmasked", "contact",
+          "The rows' levers are left to rounding: a ball held at its support point takes the rounding "
+          "of p x n as a torque.",
+          (Patch(_HOLD, "lever = jnp.cross(point, n @ R) * masks", "lever = jnp.cross(point, n @ R)"),),
+          (CONTACT_HOLD,), ("rule_tangential_unchanged", "rule_tube_axial_and_spin_unchanged")),
+    Fault("centre_hold_drops_margin", "contact",
+          "The centre hold places its row's gap at the extent, forgetting the margin.",
+          (Patch("mime/interactions/_centre.py", "gap = phi - self.extent - self.margin", "gap = phi - self.extent"),),
+          (CONTACT_HOLD,), ("hullless_keeps_margin", "hullless_equals_sphere")),
+    Fault("plan_checks_other_bodies", "contact",
+          "The plan compares a new attachment with the laws of every other body, not its own: a second "
+          "contact, or a second law that includes lubrication, on one body is accepted.",
+          (Patch("mime/experiment.py", "                if not any(o is body for o in _body_of(other.entry, self._objects(other))):",
+                 "                if any(o is body for o in _body_of(other.entry, self._objects(other))):"),),
+          (CONTACT_HOLD,), ("plan_refuses_second_lubrication", "plan_refuses_second_contact")),
     # -- the stability note -------------------------------------------------------------------------
     # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
     # recompiles that page's programs, so the integrators' faults run the two step-map pages only)

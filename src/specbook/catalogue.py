@@ -30,6 +30,7 @@ NOTE_BEYOND = "book/notes/beyond-frozen-modes.md"
 CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
+CONTACT = "book/mime/contact.md"
 AUTHORING = "book/authoring.md"
 TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
@@ -230,6 +231,23 @@ FAULTS: tuple[Fault, ...] = (
           (Patch("mime/experiment.py", "                if not any(o is body for o in _body_of(other.entry, self._objects(other))):",
                  "                if any(o is body for o in _body_of(other.entry, self._objects(other))):"),),
           (CONTACT_HOLD,), ("plan_refuses_second_lubrication", "plan_refuses_second_contact")),
+    Fault("centre_hold_full_extent", "contact",
+          "0.1.0 holds the centre at the body's whole extent, not its extent about its own axis: a long "
+          "capsule in a narrow tube is held off both walls at once.",
+          (Patch("mime/interactions/_centre.py", "hold = centre_hold(margin=margin, extent=hull.radial_extent, surface=surface)",
+                 "hold = centre_hold(margin=margin, extent=hull.extent, surface=surface)"),),
+          (CONTACT_HOLD,), ("narrow_tube_010_passes_wall_mm",)),
+    Fault("docs_validity_family_swapped", "contact",
+          "The entry page's generator lists Family before Validity: each of the two sections' builders then "
+          "fills the other's title.",
+          (Patch("mime/docs.py", '    "Validity",\n    "Family",\n', '    "Family",\n    "Validity",\n'),),
+          (CONTACT_010,), ("contact_0_1_0_page_sections_in_order", "contact_0_1_0_page_matches_declarations")),
+    Fault("penalty_dashpot_pulls", "contact",
+          "The penalty rung's force is not clipped at zero: a dashpot on a point leaving fast pulls the body "
+          "towards the surface.",
+          (Patch("mime/interactions/_penalty.py", "return jnp.where(gap < 0, jnp.maximum(spring, 0.0), 0.0)",
+                 "return jnp.where(gap < 0, spring, 0.0)"),),
+          (CONTACT,), ("penalty_force_law",)),
     # -- the stability note -------------------------------------------------------------------------
     # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
     # recompiles that page's programs, so the integrators' faults run the two step-map pages only)

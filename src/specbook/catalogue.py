@@ -202,6 +202,7 @@ FAULTS: tuple[Fault, ...] = (
            "contact_0_1_0_rule_frictionless")),
     # -- the contact's hold, 0.1.0 and the registry (issue 24, phase 3: contact-hold.md, contact-0-1-0.md,
     #    registry.md, contact.md) ----------------------------------------------------------------
+    # contact-hold.md, contact-0-1-0.md, contact.md: the hold, the centre hold, the plan, the page generator
     Fault("hold_projection_applies_zero", "contact",
           "The projection applies its correction by arithmetic, not by a select: a pose it does not move is "
           "still composed with a zero turn and renormalised, so a body that takes no force leaves the free "
@@ -243,6 +244,53 @@ FAULTS: tuple[Fault, ...] = (
           (Patch("mime/interactions/_penalty.py", "return jnp.where(gap < 0, jnp.maximum(spring, 0.0), 0.0)",
                  "return jnp.where(gap < 0, spring, 0.0)"),),
           (CONTACT,), ("penalty_force_law",)),
+    # registry.md: the registry's lookups, the profiles, the saved document
+    Fault("registry_versions_newest_first", "registry",
+          "The registry sorts a name's versions newest first, while current and kept read them oldest first: "
+          "the current version is the oldest and the kept one is the newest.",
+          (Patch("mime/registry/store.py", "return sorted(found, key=lambda c: parse_version(c.version))",
+                 "return sorted(found, key=lambda c: parse_version(c.version), reverse=True)"),),
+          (REGISTRY,), ("registry_current_is_contact", "registry_kept_is_centre_contact", "registry_script_gets_0_4_0")),
+    Fault("registry_unknown_version_as_unknown_entry", "registry",
+          "An unregistered version of a registered name is refused as an unknown entry: the message lists "
+          "the entries, not the name's versions (the branch inverted).",
+          (Patch("mime/registry/store.py", "        known = self.versions(namespace, name)\n        if known:",
+                 "        known = self.versions(namespace, name)\n        if not known:"),),
+          (REGISTRY,), ("registry_unknown_version_lists_versions",)),
+    Fault("registry_resolve_ignores_profile", "registry",
+          "Experiment.resolve(profile) resolves in the experiment's own profile, not the one asked for: an "
+          "exploratory experiment resolved as validated takes the numerical default.",
+          (Patch("mime/experiment.py", "        prof = get_profile(self.profile if profile is None else profile)\n"
+                                       "        return SettingsRecord(",
+                 "        prof = get_profile(self.profile)\n        return SettingsRecord("),),
+          (REGISTRY,), ("registry_validated_refuses_numerical_default",)),
+    Fault("registry_given_only_if_required", "registry",
+          "Resolution reads a setting from what the script gave only when the setting has no default: a "
+          "given spacing is replaced by the numerical default, which the validated profile refuses.",
+          (Patch("mime/registry/profiles.py", "        if s.name in given:\n",
+                 "        if s.name in given and s.default_kind is None:\n"),),
+          (REGISTRY,), ("registry_validated_given_spacing",)),
+    Fault("registry_quantity_saved_in_si", "registry",
+          "A quantity is saved with its SI number beside the unit it was written in: mm(0.1) is saved as "
+          "0.0001 mm, and loads as that.",
+          (Patch("mime/units.py", 'return {"unit": self.unit.symbol, "value": self.value}',
+                 'return {"unit": self.unit.symbol, "value": self.si()}'),),
+          (REGISTRY,), ("registry_round_trip_exact", "registry_round_trip_entry", "registry_projection_saves_identically")),
+    Fault("registry_document_written_in_place", "registry",
+          "The save writes the document over the old one in place, not through a temporary file and one "
+          "rename: a crash part-way leaves a changed or broken document.",
+          (Patch("mime/_experiment_io.py", '_write_file(folder / DOCUMENT, text.encode("utf-8"))',
+                 '(folder / DOCUMENT).write_bytes(text.encode("utf-8"))'),),
+          (REGISTRY,), ("registry_atomic_save",)),
+    Fault("registry_load_error_drops_entry", "registry",
+          "A document whose settings are wrong is refused without saying which attachment holds them.",
+          (Patch("mime/experiment.py", 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
+                                       '            except ValidationError as exc:\n'
+                                       '                raise DocumentError(f"{path}: {where}: {exc}") from None',
+                 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
+                 '            except ValidationError as exc:\n'
+                 '                raise DocumentError(f"{path}: {exc}") from None'),),
+          (REGISTRY,), ("registry_missing_setting_is_located",)),
     # -- the stability note -------------------------------------------------------------------------
     # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
     # recompiles that page's programs, so the integrators' faults run the two step-map pages only)
@@ -332,52 +380,6 @@ FAULTS: tuple[Fault, ...] = (
           (Patch("mime/nodes/rigid.py", '            **doc["start"],\n        )',
                  '            **{k: v for k, v in doc["start"].items() if k != "angular_velocity"},\n        )'),),
           (REGISTRY,), ("registry_reload_reproduces_run",)),
-    Fault("registry_versions_newest_first", "registry",
-          "The registry sorts a name's versions newest first, while current and kept read them oldest first: "
-          "the current version is the oldest and the kept one is the newest.",
-          (Patch("mime/registry/store.py", "return sorted(found, key=lambda c: parse_version(c.version))",
-                 "return sorted(found, key=lambda c: parse_version(c.version), reverse=True)"),),
-          (REGISTRY,), ("registry_current_is_contact", "registry_kept_is_centre_contact", "registry_script_gets_0_4_0")),
-    Fault("registry_unknown_version_as_unknown_entry", "registry",
-          "An unregistered version of a registered name is refused as an unknown entry: the message lists "
-          "the entries, not the name's versions (the branch inverted).",
-          (Patch("mime/registry/store.py", "        known = self.versions(namespace, name)\n        if known:",
-                 "        known = self.versions(namespace, name)\n        if not known:"),),
-          (REGISTRY,), ("registry_unknown_version_lists_versions",)),
-    Fault("registry_resolve_ignores_profile", "registry",
-          "Experiment.resolve(profile) resolves in the experiment's own profile, not the one asked for: an "
-          "exploratory experiment resolved as validated takes the numerical default.",
-          (Patch("mime/experiment.py", "        prof = get_profile(self.profile if profile is None else profile)\n"
-                                       "        return SettingsRecord(",
-                 "        prof = get_profile(self.profile)\n        return SettingsRecord("),),
-          (REGISTRY,), ("registry_validated_refuses_numerical_default",)),
-    Fault("registry_given_only_if_required", "registry",
-          "Resolution reads a setting from what the script gave only when the setting has no default: a "
-          "given spacing is replaced by the numerical default, which the validated profile refuses.",
-          (Patch("mime/registry/profiles.py", "        if s.name in given:\n",
-                 "        if s.name in given and s.default_kind is None:\n"),),
-          (REGISTRY,), ("registry_validated_given_spacing",)),
-    Fault("registry_quantity_saved_in_si", "registry",
-          "A quantity is saved with its SI number beside the unit it was written in: mm(0.1) is saved as "
-          "0.0001 mm, and loads as that.",
-          (Patch("mime/units.py", 'return {"unit": self.unit.symbol, "value": self.value}',
-                 'return {"unit": self.unit.symbol, "value": self.si()}'),),
-          (REGISTRY,), ("registry_round_trip_exact", "registry_round_trip_entry", "registry_projection_saves_identically")),
-    Fault("registry_document_written_in_place", "registry",
-          "The save writes the document over the old one in place, not through a temporary file and one "
-          "rename: a crash part-way leaves a changed or broken document.",
-          (Patch("mime/_experiment_io.py", '_write_file(folder / DOCUMENT, text.encode("utf-8"))',
-                 '(folder / DOCUMENT).write_bytes(text.encode("utf-8"))'),),
-          (REGISTRY,), ("registry_atomic_save",)),
-    Fault("registry_load_error_drops_entry", "registry",
-          "A document whose settings are wrong is refused without saying which attachment holds them.",
-          (Patch("mime/experiment.py", 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
-                                       '            except ValidationError as exc:\n'
-                                       '                raise DocumentError(f"{path}: {where}: {exc}") from None',
-                 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
-                 '            except ValidationError as exc:\n'
-                 '                raise DocumentError(f"{path}: {exc}") from None'),),
-          (REGISTRY,), ("registry_missing_setting_is_located",)),
     # -- the outside witness: MIME against MuJoCo (book/mime/mujoco.md) ----------------------------------
     # MIME's side: each a bug of the contact or the rigid step that a closed form on the page catches
     Fault("contact_delassus_translation_only", "mujoco witness",

@@ -182,7 +182,7 @@ FAULTS: tuple[Fault, ...] = (
                            "body=body, surface=surface\n        )",
                  "from mime.interactions._centre import build_centre_confinement\n\n        "
                  "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)"),),
-          (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin",)),
+          (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin", "narrow_tube_040_stop_angle_deg")),
     Fault("contact_rule_elastic", "contact",
           "The velocity rule becomes elastic: a point that would pass the margin must leave at its approach speed.",
           (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
@@ -191,7 +191,8 @@ FAULTS: tuple[Fault, ...] = (
                  "    lam, u, last"),),
           (VELOCITY_RULE, CONTACT_010, CONTACT_HOLD),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
-           "contact_0_1_0_rule_inelastic", "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero")),
+           "contact_0_1_0_rule_inelastic", "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero",
+           "rule_tube_on_the_margin", "rule_tube_no_speed_into_wall")),
     Fault("contact_rule_frictional", "contact",
           "The velocity rule gains Coulomb friction (mu = 0.5): the normal impulse also brakes the sliding.",
           (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",

@@ -30,6 +30,7 @@ NOTE_BEYOND = "book/notes/beyond-frozen-modes.md"
 CONTACT_HOLD = "book/mime/contact-hold.md"
 REGISTRY = "book/mime/registry.md"
 CONTACT_010 = "book/mime/contact-0-1-0.md"
+CONTACT = "book/mime/contact.md"
 AUTHORING = "book/authoring.md"
 TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
@@ -181,16 +182,17 @@ FAULTS: tuple[Fault, ...] = (
                            "body=body, surface=surface\n        )",
                  "from mime.interactions._centre import build_centre_confinement\n\n        "
                  "return build_centre_confinement(margin=margin, rule=values[\"rule\"], body=body, surface=surface)"),),
-          (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin",)),
+          (CONTACT_HOLD,), ("narrow_tube_040_keeps_margin", "narrow_tube_040_stop_angle_deg")),
     Fault("contact_rule_elastic", "contact",
           "The velocity rule becomes elastic: a point that would pass the margin must leave at its approach speed.",
           (Patch(_HOLD, "    target = -jnp.maximum(A.gap, 0.0) / dt\n    active = jnp.isfinite(A.gap)\n    lam, u, last",
                  "    target = -jnp.maximum(A.gap, 0.0) / dt\n    target = jnp.where(u_free < target, -u_free, target)\n"
                  "    active = jnp.isfinite(A.gap)\n"
                  "    lam, u, last"),),
-          (VELOCITY_RULE, CONTACT_010),
+          (VELOCITY_RULE, CONTACT_010, CONTACT_HOLD),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
-           "contact_0_1_0_rule_inelastic")),
+           "contact_0_1_0_rule_inelastic", "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero",
+           "rule_tube_on_the_margin", "rule_tube_no_speed_into_wall")),
     Fault("contact_rule_frictional", "contact",
           "The velocity rule gains Coulomb friction (mu = 0.5): the normal impulse also brakes the sliding.",
           (Patch(_HOLD, "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me, v_free)",
@@ -199,6 +201,97 @@ FAULTS: tuple[Fault, ...] = (
           (VELOCITY_RULE, CONTACT_010),
           (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
            "contact_0_1_0_rule_frictionless")),
+    # -- the contact's hold, 0.1.0 and the registry (issue 24, phase 3: contact-hold.md, contact-0-1-0.md,
+    #    registry.md, contact.md) ----------------------------------------------------------------
+    # contact-hold.md, contact-0-1-0.md, contact.md: the hold, the centre hold, the plan, the page generator
+    Fault("hold_projection_applies_zero", "contact",
+          "The projection applies its correction by arithmetic, not by a select: a pose it does not move is "
+          "still composed with a zero turn and renormalised, so a body that takes no force leaves the free "
+          "body's trajectory in its last bits.",
+          (Patch(_HOLD, "jnp.where(go, xp, xx), jnp.where(go, qp, qq)", "xp, qp"),),
+          (CONTACT_HOLD, CONTACT_010),
+          tuple(f"free_bitwise_{v}_{k}" for v in ("040", "010")
+                for k in ("sphere", "ellipsoid", "cylinder", "capsule", "screw", "box", "mesh", "no_hull"))
+          + tuple(f"contact_0_1_0_free_bitwise_{k}" for k in ("sphere", "no_hull", "capsule"))),
+    Fault("lever_mask_ball_dropped", "contact",
+          "The build forgets a ball's own case when it masks the levers: a ball is masked as a body of "
+          "revolution, and takes the rounding of p x n about its two other axes as a torque.",
+          (Patch(_BUILD, "    if part.at_origin and g.centred_point:\n        return (0.0, 0.0, 0.0)\n", ""),),
+          (CONTACT_HOLD,), ("rule_tangential_unchanged", "rule_tube_axial_and_spin_unchanged")),
+    Fault("centre_hold_drops_margin", "contact",
+          "The centre hold places its row's gap at the extent, forgetting the margin.",
+          (Patch("mime/interactions/_centre.py", "gap = phi - self.extent - self.margin", "gap = phi - self.extent"),),
+          (CONTACT_HOLD,), ("hullless_keeps_margin", "hullless_equals_sphere")),
+    Fault("plan_checks_other_bodies", "contact",
+          "The plan compares a new attachment with the laws of every other body, not its own: a second "
+          "contact, or a second law that includes lubrication, on one body is accepted.",
+          (Patch("mime/experiment.py", "                if not any(o is body for o in _body_of(other.entry, self._objects(other))):",
+                 "                if any(o is body for o in _body_of(other.entry, self._objects(other))):"),),
+          (CONTACT_HOLD,), ("plan_refuses_second_lubrication", "plan_refuses_second_contact")),
+    Fault("centre_hold_full_extent", "contact",
+          "0.1.0 holds the centre at the body's whole extent, not its extent about its own axis: a long "
+          "capsule in a narrow tube is held off both walls at once.",
+          (Patch("mime/interactions/_centre.py", "hold = centre_hold(margin=margin, extent=hull.radial_extent, surface=surface)",
+                 "hold = centre_hold(margin=margin, extent=hull.extent, surface=surface)"),),
+          (CONTACT_HOLD,), ("narrow_tube_010_passes_wall_mm",)),
+    Fault("docs_validity_family_swapped", "contact",
+          "The entry page's generator lists Family before Validity: each of the two sections' builders then "
+          "fills the other's title.",
+          (Patch("mime/docs.py", '    "Validity",\n    "Family",\n', '    "Family",\n    "Validity",\n'),),
+          (CONTACT_010,), ("contact_0_1_0_page_sections_in_order", "contact_0_1_0_page_matches_declarations")),
+    Fault("penalty_dashpot_pulls", "contact",
+          "The penalty rung's force is not clipped at zero: a dashpot on a point leaving fast pulls the body "
+          "towards the surface.",
+          (Patch("mime/interactions/_penalty.py", "return jnp.where(gap < 0, jnp.maximum(spring, 0.0), 0.0)",
+                 "return jnp.where(gap < 0, spring, 0.0)"),),
+          (CONTACT,), ("penalty_force_law",)),
+    # registry.md: the registry's lookups, the profiles, the saved document
+    Fault("registry_versions_newest_first", "registry",
+          "The registry sorts a name's versions newest first, while current and kept read them oldest first: "
+          "the current version is the oldest and the kept one is the newest.",
+          (Patch("mime/registry/store.py", "return sorted(found, key=lambda c: parse_version(c.version))",
+                 "return sorted(found, key=lambda c: parse_version(c.version), reverse=True)"),),
+          (REGISTRY,), ("registry_current_is_contact", "registry_kept_is_centre_contact", "registry_script_gets_0_4_0")),
+    Fault("registry_unknown_version_as_unknown_entry", "registry",
+          "An unregistered version of a registered name is refused as an unknown entry: the message lists "
+          "the entries, not the name's versions (the branch inverted).",
+          (Patch("mime/registry/store.py", "        known = self.versions(namespace, name)\n        if known:",
+                 "        known = self.versions(namespace, name)\n        if not known:"),),
+          (REGISTRY,), ("registry_unknown_version_lists_versions",)),
+    Fault("registry_resolve_ignores_profile", "registry",
+          "Experiment.resolve(profile) resolves in the experiment's own profile, not the one asked for: an "
+          "exploratory experiment resolved as validated takes the numerical default.",
+          (Patch("mime/experiment.py", "        prof = get_profile(self.profile if profile is None else profile)\n"
+                                       "        return SettingsRecord(",
+                 "        prof = get_profile(self.profile)\n        return SettingsRecord("),),
+          (REGISTRY,), ("registry_validated_refuses_numerical_default",)),
+    Fault("registry_given_only_if_required", "registry",
+          "Resolution reads a setting from what the script gave only when the setting has no default: a "
+          "given spacing is replaced by the numerical default, which the validated profile refuses.",
+          (Patch("mime/registry/profiles.py", "        if s.name in given:\n",
+                 "        if s.name in given and s.default_kind is None:\n"),),
+          (REGISTRY,), ("registry_validated_given_spacing",)),
+    Fault("registry_quantity_saved_in_si", "registry",
+          "A quantity is saved with its SI number beside the unit it was written in: mm(0.1) is saved as "
+          "0.0001 mm, and loads as that.",
+          (Patch("mime/units.py", 'return {"unit": self.unit.symbol, "value": self.value}',
+                 'return {"unit": self.unit.symbol, "value": self.si()}'),),
+          (REGISTRY,), ("registry_round_trip_exact", "registry_round_trip_entry", "registry_projection_saves_identically")),
+    Fault("registry_document_written_in_place", "registry",
+          "The save writes the document over the old one in place, not through a temporary file and one "
+          "rename: a crash part-way leaves a changed or broken document.",
+          (Patch("mime/_experiment_io.py", '_write_file(folder / DOCUMENT, text.encode("utf-8"))',
+                 '(folder / DOCUMENT).write_bytes(text.encode("utf-8"))'),),
+          (REGISTRY,), ("registry_atomic_save",)),
+    Fault("registry_load_error_drops_entry", "registry",
+          "A document whose settings are wrong is refused without saying which attachment holds them.",
+          (Patch("mime/experiment.py", 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
+                                       '            except ValidationError as exc:\n'
+                                       '                raise DocumentError(f"{path}: {where}: {exc}") from None',
+                 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
+                 '            except ValidationError as exc:\n'
+                 '                raise DocumentError(f"{path}: {exc}") from None'),),
+          (REGISTRY,), ("registry_missing_setting_is_located",)),
     # -- the stability note -------------------------------------------------------------------------
     # (each page of the note is a target of every fault whose code it measures; a fault of jitted code
     # recompiles that page's programs, so the integrators' faults run the two step-map pages only)

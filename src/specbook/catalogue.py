@@ -287,10 +287,10 @@ FAULTS: tuple[Fault, ...] = (
           "A document whose settings are wrong is refused without saying which attachment holds them.",
           (Patch("mime/experiment.py", 'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
                                        '            except ValidationError as exc:\n'
-                                       '                raise DocumentError(f"{path}: {where}: {exc}") from None',
+                                       '                raise invalid_document(path, where, refusal=exc) from None',
                  'entry = entry_cls.from_settings_document(item["settings"], where="settings")\n'
                  '            except ValidationError as exc:\n'
-                 '                raise DocumentError(f"{path}: {exc}") from None'),),
+                 '                raise invalid_document(path, "settings", refusal=exc) from None'),),
           (REGISTRY,), ("registry_missing_setting_is_located",)),
     # -- the stability note -------------------------------------------------------------------------
     # (each page of the note is a target of every fault whose code it measures; a fault of jitted code

@@ -256,6 +256,9 @@ def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, st
     # waits about a second for a kernel that has nothing left to do.
     client = NotebookClient(nb, timeout=timeout, allow_errors=False, record_timing=False,
                             shutdown_kernel="immediate",
+                            # the kernel's own start-up warnings (a local TCP connection without
+                            # encryption, once per run) say nothing about the page; its errors still show
+                            extra_arguments=["--IPKernelApp.log_level=ERROR"],
                             resources={"metadata": {"path": str(path.parent)}})
 
     async def ask(code: str, expression: str | None = None) -> Any:

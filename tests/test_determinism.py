@@ -1,49 +1,23 @@
-"""Determinism: a page run twice glues identical values; a reference scenario run twice gives identical bits.
+"""Determinism: a reference scenario run twice gives identical bits.
 
-Two kinds of evidence:
+Each package's reference scenarios (``SCENARIOS``) are run twice in this process and their
+results compared bit for bit: same dtype, same shape, same bytes. JAX's compilation cache is
+cleared between the runs so the second run recompiles rather than replaying the first's
+executable.
 
-- **Pages.** Each page listed in ``TWICE`` is executed twice here, each time in a
-  fresh kernel, and every glued value is compared exactly (the glued text is the
-  ``repr`` of a Python float, so equal text is equal bits). The list holds the
-  cheapest pages that compute with the packages; *every* page is compared a
-  second time after the strict build by ``tests/browser/test_built_determinism.py``,
-  against the values the build glued.
-- **Reference scenarios.** Each package's reference scenarios (``SCENARIOS``) are
-  run twice in this process and their results compared bit for bit: same dtype,
-  same shape, same bytes. JAX's compilation cache is cleared between the runs so
-  the second run recompiles rather than replaying the first's executable.
+Pages are compared elsewhere, every one of them: ``make test`` runs each page under nbval (its
+glued values kept in ``_build/nbval_glue``) and again in the strict build, and
+``tests/browser/test_built_determinism.py`` compares the two runs' glued values exactly.
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import jax
 import numpy as np
 import pytest
-
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(Path(__file__).parent / "browser"))
-from book_pages import execute_page, notebook_glue  # noqa: E402
-
-# The cheapest pages that run the packages' code (measured in the build's log); more land later.
-TWICE = ("book/authoring.md", "book/mime/registry.md")
-
-
-@pytest.mark.parametrize("page", TWICE)
-def test_a_page_run_twice_glues_identical_values(page):
-    source = ROOT / page
-    if "code-cell" not in source.read_text(encoding="utf-8"):
-        pytest.skip(f"{page} does not compute yet (a stub)")
-    first = notebook_glue(execute_page(source))
-    second = notebook_glue(execute_page(source))
-    assert first, f"{page} glued nothing: nothing to compare"
-    assert first.keys() == second.keys(), f"{page}: glue keys differ between runs"
-    differ = {key: (first[key], second[key]) for key in first if first[key] != second[key]}
-    assert not differ, f"{page}: glued values differ between two runs: {differ}"
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,6 +35,9 @@ TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 MUJOCO = "book/mime/mujoco.md"
+CONTACT_SUPPORT = "book/mime/contact-support.md"
+CONTACT_SWEEPS = "book/mime/contact-sweeps.md"
+CONTACT_SOLVER = "book/mime/contact-solver.md"
 
 _BALL = "maddening/nodes/ball.py"
 _EVENTS = "skcomplex/engine/events.py"
@@ -49,6 +52,8 @@ _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
 _RIGID = "mime/nodes/rigid.py"
 _PEER = "mime/peer.py"
+_CONVEX = "mime/geometry/convex.py"
+_SWEEP = "mime/sweep.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball (book/maddening/ball.md, ball-evidence.md, verification.md) ----------------------------
@@ -340,6 +345,58 @@ FAULTS: tuple[Fault, ...] = (
           "The MuJoCo scene leaves the exact diagonal off: its contact softness comes from the body-based approximation.",
           (Patch(_PEER, """<flag diagexact="{'enable' if diagexact else 'disable'}"/>""", '<flag diagexact="disable"/>'),),
           (MUJOCO,), ("mujoco_impact_documented",)),
+    # -- the contact's support, sweeps and solver (book/mime/contact-support.md, contact-sweeps.md,
+    #    contact-solver.md) -------------------------------------------------------------------------
+    Fault("ellipsoid_support_params_unsquared", "contact support",
+          "The ellipsoid's support parameters hold its semi-axes (a, b, c) where the support formula "
+          "A² d / sqrt(dᵀ A² d) wants their squares.",
+          (Patch(_CONVEX, "return padded(self.a**2, self.b**2, self.c**2)", "return padded(self.a, self.b, self.c)"),),
+          (CONTACT_SUPPORT,),
+          ("support_ellipsoid_on_surface", "support_ellipsoid_normal_along_d", "support_ellipsoid_dense_max",
+           "ellipsoid_point_is_support")),
+    Fault("hold_takes_farther_sort", "contact support",
+          "Each group holds the farther of its two candidates, its nearest sample of a kind held at samples "
+          "and its deepest support point, not the nearer (the comparison reversed).",
+          (Patch(_HOLD, "use_ns = gap_ns < gap_sup", "use_ns = gap_ns > gap_sup"),),
+          (CONTACT_SUPPORT,), ("cylinder_spin_bitwise",)),
+    Fault("side_sampled_at_half_circumference", "contact support",
+          "A cylinder's or capsule's side is sampled around its circumference as if it were pi r long, not "
+          "2 pi r: half the samples around, twice the spacing the rule asked for.",
+          (Patch(_CONVEX, "n_t = max(6, math.ceil(2 * math.pi * radius / spacing))",
+                 "n_t = max(6, math.ceil(math.pi * radius / spacing))"),),
+          (CONTACT_SUPPORT,), ("spacing_default_keeps_shortfall_within_margin",)),
+    Fault("spacing_refusal_against_spacing", "contact support",
+          "A hull held at its samples is refused when their shortfall passes the spacing, not the margin: "
+          "a coarse spacing is accepted.",
+          (Patch(_BUILD, "    if shortfall_samples > margin:", "    if shortfall_samples > spacing:"),),
+          (CONTACT_SUPPORT,), ("spacing_coarse_refused",)),
+    Fault("projection_needs_every_row", "contact sweeps",
+          "The projection moves the pose only when every one of its rows pushes (all, not any): a body with "
+          "one point past the margin is left there.",
+          (Patch(_HOLD, "go = past & jnp.any(mu > 0)", "go = past & jnp.all(mu > 0)"),),
+          (CONTACT_SWEEPS,), ("sweep_capsule_past_margin",)),
+    Fault("touching_forgets_first_pass", "contact solver",
+          "The touching flag is raised by the second pass and the projection only: a step held by the first "
+          "pass alone reports no touch.",
+          (Patch(_HOLD, "touching = touch1 | touch2 | projected", "touching = touch2 | projected"),),
+          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact",)),
+    Fault("delassus_rotation_by_moments", "contact solver",
+          "The Delassus matrix's rotational part multiplies the levers by the principal moments, not their "
+          "inverses: the rows' coupling through the body's turn is wrong.",
+          (Patch(_SOLVE, "+ (lever * inv_I) @ lever.T", "+ (lever / inv_I) @ lever.T"),),
+          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep",)),
+    Fault("unconverged_against_whole_free_speed", "contact solver",
+          "A step is flagged unconverged only when the sweeps leave more than the whole of the free step's "
+          "unmet speed, not the share CONVERGED of it.",
+          (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
+                 "unconverged = touch1 & (residual > unmet_free)"),),
+          (CONTACT_SOLVER,), ("flag_unconverged_raises",)),
+    Fault("support_short_sign", "contact solver",
+          "support_short is raised only where the unconverged point stands past the shortfall inside the "
+          "margin (-shortfall), not within the shortfall of it.",
+          (Patch(_HOLD, "support_short = jnp.any(second.short & (g2 < hold.shortfall))",
+                 "support_short = jnp.any(second.short & (g2 < -hold.shortfall))"),),
+          (CONTACT_SOLVER,), ("flag_support_short_raises",)),
     # -- specbook -----------------------------------------------------------------------------------
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",

@@ -353,12 +353,18 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_CONVEX, "return padded(self.a**2, self.b**2, self.c**2)", "return padded(self.a, self.b, self.c)"),),
           (CONTACT_SUPPORT,),
           ("support_ellipsoid_on_surface", "support_ellipsoid_normal_along_d", "support_ellipsoid_dense_max",
-           "ellipsoid_point_is_support")),
+           "ellipsoid_point_is_support", "ellipsoid_point_continuous")),
     Fault("hold_takes_farther_sort", "contact support",
           "Each group holds the farther of its two candidates, its nearest sample of a kind held at samples "
           "and its deepest support point, not the nearer (the comparison reversed).",
           (Patch(_HOLD, "use_ns = gap_ns < gap_sup", "use_ns = gap_ns > gap_sup"),),
-          (CONTACT_SUPPORT,), ("cylinder_spin_bitwise",)),
+          (CONTACT_SUPPORT,), ("cylinder_spin_bitwise", "mesh_held_by_samples_flag", "screw_spin_kept_min",
+                               "screw_spin_kept_max")),
+    Fault("spinner_weight_upward", "contact support",
+          "The spun bodies' weight is written with the wrong sign: it lifts them off the floor instead of "
+          "pressing them on to it.",
+          (Patch("mime/demos.py", "force=ConstantLoad((0.0, 0.0, -mass * G))", "force=ConstantLoad((0.0, 0.0, mass * G))"),),
+          (CONTACT_SUPPORT,), ("mesh_spin_lost_most", "mesh_held_by_samples_flag")),
     Fault("side_sampled_at_half_circumference", "contact support",
           "A cylinder's or capsule's side is sampled around its circumference as if it were pi r long, not "
           "2 pi r: half the samples around, twice the spacing the rule asked for.",
@@ -374,17 +380,22 @@ FAULTS: tuple[Fault, ...] = (
           "The projection moves the pose only when every one of its rows pushes (all, not any): a body with "
           "one point past the margin is left there.",
           (Patch(_HOLD, "go = past & jnp.any(mu > 0)", "go = past & jnp.all(mu > 0)"),),
-          (CONTACT_SWEEPS,), ("sweep_capsule_past_margin",)),
+          (CONTACT_SWEEPS,), ("sweep_capsule_past_margin", "sweep_box_past_margin", "sweep_ellipsoid_known_excess")),
+    Fault("second_pass_impulse_does_not_turn", "contact sweeps",
+          "The second pass's impulses change the body's velocity but not its spin: the angular term "
+          "(lever x impulse) / I is dropped from its update.",
+          (Patch(_HOLD, "w2 = jnp.where(touch2, w1 + (l2.T @ lam2) * inv_I, w1)", "w2 = w1"),),
+          (CONTACT_SWEEPS,), ("sweep_capsule_known_inward", "sweep_ellipsoid_known_excess")),
     Fault("touching_forgets_first_pass", "contact solver",
           "The touching flag is raised by the second pass and the projection only: a step held by the first "
           "pass alone reports no touch.",
           (Patch(_HOLD, "touching = touch1 | touch2 | projected", "touching = touch2 | projected"),),
-          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact",)),
+          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact", "sweep_capsule_touches", "sweep_box_touches")),
     Fault("delassus_rotation_by_moments", "contact solver",
           "The Delassus matrix's rotational part multiplies the levers by the principal moments, not their "
           "inverses: the rows' coupling through the body's turn is wrong.",
           (Patch(_SOLVE, "+ (lever * inv_I) @ lever.T", "+ (lever / inv_I) @ lever.T"),),
-          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep",)),
+          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep", "umr_held_in_tube")),
     Fault("unconverged_against_whole_free_speed", "contact solver",
           "A step is flagged unconverged only when the sweeps leave more than the whole of the free step's "
           "unmet speed, not the share CONVERGED of it.",

@@ -35,6 +35,7 @@ TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 MUJOCO = "book/mime/mujoco.md"
+ANOMALIES = "book/maddening/anomalies.md"
 CONTACT_SUPPORT = "book/mime/contact-support.md"
 CONTACT_SWEEPS = "book/mime/contact-sweeps.md"
 CONTACT_SOLVER = "book/mime/contact-solver.md"
@@ -364,7 +365,8 @@ FAULTS: tuple[Fault, ...] = (
           "The spun bodies' weight is written with the wrong sign: it lifts them off the floor instead of "
           "pressing them on to it.",
           (Patch("mime/demos.py", "force=ConstantLoad((0.0, 0.0, -mass * G))", "force=ConstantLoad((0.0, 0.0, mass * G))"),),
-          (CONTACT_SUPPORT,), ("mesh_spin_lost_most", "mesh_held_by_samples_flag")),
+          (CONTACT_SUPPORT, ANOMALIES), ("mesh_spin_lost_most", "mesh_held_by_samples_flag",
+                                         "anomalies_mime_131_mesh_loses_most")),
     Fault("side_sampled_at_half_circumference", "contact support",
           "A cylinder's or capsule's side is sampled around its circumference as if it were pi r long, not "
           "2 pi r: half the samples around, twice the spacing the rule asked for.",
@@ -380,7 +382,8 @@ FAULTS: tuple[Fault, ...] = (
           "The projection moves the pose only when every one of its rows pushes (all, not any): a body with "
           "one point past the margin is left there.",
           (Patch(_HOLD, "go = past & jnp.any(mu > 0)", "go = past & jnp.all(mu > 0)"),),
-          (CONTACT_SWEEPS,), ("sweep_capsule_past_margin", "sweep_box_past_margin", "sweep_ellipsoid_known_excess")),
+          (CONTACT_SWEEPS, ANOMALIES), ("sweep_capsule_past_margin", "sweep_box_past_margin", "sweep_ellipsoid_known_excess",
+                                        "anomalies_mime_131_010_passes_040_keeps", "anomalies_mime_136_second_pass_catches")),
     Fault("second_pass_impulse_does_not_turn", "contact sweeps",
           "The second pass's impulses change the body's velocity but not its spin: the angular term "
           "(lever x impulse) / I is dropped from its update.",

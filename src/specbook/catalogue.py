@@ -393,18 +393,20 @@ FAULTS: tuple[Fault, ...] = (
           "The touching flag is raised by the second pass and the projection only: a step held by the first "
           "pass alone reports no touch.",
           (Patch(_HOLD, "touching = touch1 | touch2 | projected", "touching = touch2 | projected"),),
-          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact", "sweep_capsule_touches", "sweep_box_touches")),
+          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact", "sweep_capsule_touches", "sweep_box_touches",
+                                            "umr_lands_at_fall_time", "umr_touching_after_landing",
+                                            "umr_unconverged_on_touching_steps")),
     Fault("delassus_rotation_by_moments", "contact solver",
           "The Delassus matrix's rotational part multiplies the levers by the principal moments, not their "
           "inverses: the rows' coupling through the body's turn is wrong.",
           (Patch(_SOLVE, "+ (lever * inv_I) @ lever.T", "+ (lever / inv_I) @ lever.T"),),
-          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep", "umr_held_in_tube")),
+          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep", "umr_held_in_tube", "umr_touching_after_landing")),
     Fault("unconverged_against_whole_free_speed", "contact solver",
           "A step is flagged unconverged only when the sweeps leave more than the whole of the free step's "
           "unmet speed, not the share CONVERGED of it.",
           (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
                  "unconverged = touch1 & (residual > unmet_free)"),),
-          (CONTACT_SOLVER,), ("flag_unconverged_raises",)),
+          (CONTACT_SOLVER,), ("flag_unconverged_raises", "umr_unconverged_on_touching_steps")),
     Fault("support_short_sign", "contact solver",
           "support_short is raised only where the unconverged point stands past the shortfall inside the "
           "margin (-shortfall), not within the shortfall of it.",

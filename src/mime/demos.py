@@ -83,8 +83,11 @@ scale of the margin and the fixed counts of the projection's sweeps and searches
 SWEPT_ATOL = 1e-4 * MARGIN
 """Where the rows are coupled near 1 and the step is flagged ``unconverged``, how far past the margin the fixed
 sweeps may leave a point, m (what c^(2 x sweeps) leaves of the violation, the pose projected back taking the rest)."""
-SCREW_FLATNESS = 0.01
-"""How flat in the spacing the screw's kept spin is claimed to be: the spread of the kept share over the spacings."""
+SCREW_PART = 2e-3
+"""'Part of its spin': the most of its spin a screw held at its support is claimed to lose at any spacing (under a
+five-hundredth of what the mesh held at its samples loses), so the spread over the spacings is within it too."""
+SCREW_GAIN = 1e-9
+"""The most of its spin a screw held at its support is claimed to gain at any spacing (none, to a part in 10^9)."""
 MOST = 0.5
 """'Most of its spin': a body held at its samples is claimed to keep less than this share of it."""
 

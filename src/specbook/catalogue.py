@@ -366,7 +366,7 @@ FAULTS: tuple[Fault, ...] = (
           "pressing them on to it.",
           (Patch("mime/demos.py", "force=ConstantLoad((0.0, 0.0, -mass * G))", "force=ConstantLoad((0.0, 0.0, mass * G))"),),
           (CONTACT_SUPPORT, ANOMALIES), ("mesh_spin_lost_most", "mesh_held_by_samples_flag",
-                                         "anomalies_mime_131_mesh_loses_most")),
+                                         "anomalies_mime_131_mesh_loses_most", "anomalies_mime_131_screw_loses_part")),
     Fault("side_sampled_at_half_circumference", "contact support",
           "A cylinder's or capsule's side is sampled around its circumference as if it were pi r long, not "
           "2 pi r: half the samples around, twice the spacing the rule asked for.",

@@ -83,8 +83,11 @@ scale of the margin and the fixed counts of the projection's sweeps and searches
 SWEPT_ATOL = 1e-4 * MARGIN
 """Where the rows are coupled near 1 and the step is flagged ``unconverged``, how far past the margin the fixed
 sweeps may leave a point, m (what c^(2 x sweeps) leaves of the violation, the pose projected back taking the rest)."""
-SCREW_FLATNESS = 0.01
-"""How flat in the spacing the screw's kept spin is claimed to be: the spread of the kept share over the spacings."""
+SCREW_PART = 2e-3
+"""'Part of its spin': the most of its spin a screw held at its support is claimed to lose at any spacing (under a
+five-hundredth of what the mesh held at its samples loses), so the spread over the spacings is within it too."""
+SCREW_GAIN = 1e-9
+"""The most of its spin a screw held at its support is claimed to gain at any spacing (none, to a part in 10^9)."""
 MOST = 0.5
 """'Most of its spin': a body held at its samples is claimed to keep less than this share of it."""
 
@@ -441,7 +444,7 @@ SHORT_CAPSULE = Capsule(radius=2.5e-4, length=1.31e-3)
 
 
 @jax.jit
-def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, Any, Any, Any, Any, Any]:
+def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, ...]:
     from mime.interactions._solve import gram
     from mime.nodes.rigid import free_solve
 
@@ -449,7 +452,7 @@ def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, Any, Any, Any, Any
     A = inputs.hold.choose(state.position, state.orientation)
     K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
     u0 = A.normal @ free.velocity + A.lever @ free.angular_velocity
-    return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap, A.lever
+    return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap, A.lever, A.normal, free.mass_eff, free.inertia_eff
 
 
 @jax.jit
@@ -473,6 +476,8 @@ class TwoWalls:
         angle: the capsule's final angle from the tube's axis, degrees.
         lever: the longest lever of a held point, m.
         min_gap: the exact smallest ``distance - margin`` over the run, m.
+        normals, levers: ``(2, 3)`` the two end rows' world normals and body-frame levers (m).
+        mass: the body's effective mass, kg; ``inertia`` ``(3,)`` its effective principal moments, kg m^2.
     """
 
     coupling: float
@@ -485,6 +490,10 @@ class TwoWalls:
     angle: float
     lever: float
     min_gap: float
+    normals: np.ndarray
+    levers: np.ndarray
+    mass: float
+    inertia: np.ndarray
 
 
 def two_walls(steps: int = STEPS) -> TwoWalls:
@@ -500,7 +509,7 @@ def two_walls(steps: int = STEPS) -> TwoWalls:
     with jax.enable_x64(True):
         inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
         last = jax.tree_util.tree_map(lambda a: jnp.asarray(a[-1]), s)
-        point, K, u0, target, gap, levers = _first_rows(inputs, last)
+        point, K, u0, target, gap, levers, normals, mass_eff, inertia_eff = _first_rows(inputs, last)
         # the two distinct rows (one per end)
         ends = np.asarray(point)[:, 2] > 0
         i, j = int(np.argmax(ends)), int(np.argmax(~ends))
@@ -515,6 +524,8 @@ def two_walls(steps: int = STEPS) -> TwoWalls:
         unconverged=r.report.unconverged, touching=r.report.touching, residual=r.report.contact_residual,
         angle=float(np.degrees(axis_angle(s.orientation[-1:])[0])), lever=lever,
         min_gap=float(capsule_tube_gaps(SHORT_CAPSULE, NARROW_TUBE, s.position, s.orientation).min()),
+        normals=np.asarray(normals)[[i, j]], levers=np.asarray(levers)[[i, j]], mass=float(mass_eff),
+        inertia=np.asarray(inertia_eff, dtype=np.float64),
     )
 
 
@@ -571,6 +582,7 @@ class TurningEllipsoid:
 
     Attributes:
         points: ``(steps, 3)`` m, body frame: the first pass's deepest held point per step.
+        orientations: ``(steps, 4)`` each step's starting orientation (unit quaternion ``(w, x, y, z)``).
         exact: ``(steps, 3)`` m: the ellipsoid's exact support at each step's starting pose.
         off_support: the largest distance between the two, m.
         largest_move: the held point's largest move in one step, m.
@@ -581,6 +593,7 @@ class TurningEllipsoid:
     """
 
     points: np.ndarray
+    orientations: np.ndarray
     exact: np.ndarray
     off_support: float
     largest_move: float
@@ -615,6 +628,7 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
     nearest = np.array([samples[np.argmax(samples @ (rotation.matrix(q).T @ np.array([0.0, 0.0, -1.0])))] for q in np.asarray(qs)])
     return TurningEllipsoid(
         points=pts,
+        orientations=np.asarray(qs),
         exact=exact,
         off_support=float(np.max(np.linalg.norm(pts - exact, axis=1))),
         largest_move=float(moves.max()),

@@ -36,6 +36,10 @@ TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 MUJOCO = "book/mime/mujoco.md"
+ANOMALIES = "book/maddening/anomalies.md"
+CONTACT_SUPPORT = "book/mime/contact-support.md"
+CONTACT_SWEEPS = "book/mime/contact-sweeps.md"
+CONTACT_SOLVER = "book/mime/contact-solver.md"
 
 _BALL = "maddening/nodes/ball.py"
 _EVENTS = "skcomplex/engine/events.py"
@@ -50,6 +54,8 @@ _CONTACT = "mime/interactions/contact.py"
 _FIGURE_CHECKS = "specbook/_figure_checks.py"
 _RIGID = "mime/nodes/rigid.py"
 _PEER = "mime/peer.py"
+_CONVEX = "mime/geometry/convex.py"
+_SWEEP = "mime/sweep.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball (book/maddening/ball.md, ball-evidence.md, verification.md) ----------------------------
@@ -433,6 +439,73 @@ FAULTS: tuple[Fault, ...] = (
           "The MuJoCo scene leaves the exact diagonal off: its contact softness comes from the body-based approximation.",
           (Patch(_PEER, """<flag diagexact="{'enable' if diagexact else 'disable'}"/>""", '<flag diagexact="disable"/>'),),
           (MUJOCO,), ("mujoco_impact_documented",)),
+    # -- the contact's support, sweeps and solver (book/mime/contact-support.md, contact-sweeps.md,
+    #    contact-solver.md) -------------------------------------------------------------------------
+    Fault("ellipsoid_support_params_unsquared", "contact support",
+          "The ellipsoid's support parameters hold its semi-axes (a, b, c) where the support formula "
+          "A² d / sqrt(dᵀ A² d) wants their squares.",
+          (Patch(_CONVEX, "return padded(self.a**2, self.b**2, self.c**2)", "return padded(self.a, self.b, self.c)"),),
+          (CONTACT_SUPPORT,),
+          ("support_ellipsoid_on_surface", "support_ellipsoid_normal_along_d", "support_ellipsoid_dense_max",
+           "ellipsoid_point_is_support", "ellipsoid_point_continuous")),
+    Fault("hold_takes_farther_sort", "contact support",
+          "Each group holds the farther of its two candidates, its nearest sample of a kind held at samples "
+          "and its deepest support point, not the nearer (the comparison reversed).",
+          (Patch(_HOLD, "use_ns = gap_ns < gap_sup", "use_ns = gap_ns > gap_sup"),),
+          (CONTACT_SUPPORT,), ("cylinder_spin_bitwise", "mesh_held_by_samples_flag", "screw_spin_kept_min",
+                               "screw_spin_kept_max")),
+    Fault("spinner_weight_upward", "contact support",
+          "The spun bodies' weight is written with the wrong sign: it lifts them off the floor instead of "
+          "pressing them on to it.",
+          (Patch("mime/demos.py", "force=ConstantLoad((0.0, 0.0, -mass * G))", "force=ConstantLoad((0.0, 0.0, mass * G))"),),
+          (CONTACT_SUPPORT, ANOMALIES), ("mesh_spin_lost_most", "mesh_held_by_samples_flag",
+                                         "anomalies_mime_131_mesh_loses_most", "anomalies_mime_131_screw_loses_part")),
+    Fault("side_sampled_at_half_circumference", "contact support",
+          "A cylinder's or capsule's side is sampled around its circumference as if it were pi r long, not "
+          "2 pi r: half the samples around, twice the spacing the rule asked for.",
+          (Patch(_CONVEX, "n_t = max(6, math.ceil(2 * math.pi * radius / spacing))",
+                 "n_t = max(6, math.ceil(math.pi * radius / spacing))"),),
+          (CONTACT_SUPPORT,), ("spacing_default_keeps_shortfall_within_margin",)),
+    Fault("spacing_refusal_against_spacing", "contact support",
+          "A hull held at its samples is refused when their shortfall passes the spacing, not the margin: "
+          "a coarse spacing is accepted.",
+          (Patch(_BUILD, "    if shortfall_samples > margin:", "    if shortfall_samples > spacing:"),),
+          (CONTACT_SUPPORT,), ("spacing_coarse_refused",)),
+    Fault("projection_needs_every_row", "contact sweeps",
+          "The projection moves the pose only when every one of its rows pushes (all, not any): a body with "
+          "one point past the margin is left there.",
+          (Patch(_HOLD, "go = past & jnp.any(mu > 0)", "go = past & jnp.all(mu > 0)"),),
+          (CONTACT_SWEEPS, ANOMALIES), ("sweep_capsule_past_margin", "sweep_box_past_margin", "sweep_ellipsoid_known_excess",
+                                        "anomalies_mime_131_010_passes_040_keeps", "anomalies_mime_136_second_pass_catches")),
+    Fault("second_pass_impulse_does_not_turn", "contact sweeps",
+          "The second pass's impulses change the body's velocity but not its spin: the angular term "
+          "(lever x impulse) / I is dropped from its update.",
+          (Patch(_HOLD, "w2 = jnp.where(touch2, w1 + (l2.T @ lam2) * inv_I, w1)", "w2 = w1"),),
+          (CONTACT_SWEEPS,), ("sweep_capsule_known_inward", "sweep_ellipsoid_known_excess")),
+    Fault("touching_forgets_first_pass", "contact solver",
+          "The touching flag is raised by the second pass and the projection only: a step held by the first "
+          "pass alone reports no touch.",
+          (Patch(_HOLD, "touching = touch1 | touch2 | projected", "touching = touch2 | projected"),),
+          (CONTACT_SOLVER, CONTACT_SWEEPS), ("flag_touching_exact", "sweep_capsule_touches", "sweep_box_touches",
+                                            "umr_lands_at_fall_time", "umr_touching_after_landing",
+                                            "umr_unconverged_on_touching_steps")),
+    Fault("delassus_rotation_by_moments", "contact solver",
+          "The Delassus matrix's rotational part multiplies the levers by the principal moments, not their "
+          "inverses: the rows' coupling through the body's turn is wrong.",
+          (Patch(_SOLVE, "+ (lever * inv_I) @ lever.T", "+ (lever / inv_I) @ lever.T"),),
+          (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep", "umr_held_in_tube", "umr_touching_after_landing")),
+    Fault("unconverged_against_whole_free_speed", "contact solver",
+          "A step is flagged unconverged only when the sweeps leave more than the whole of the free step's "
+          "unmet speed, not the share CONVERGED of it.",
+          (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
+                 "unconverged = touch1 & (residual > unmet_free)"),),
+          (CONTACT_SOLVER,), ("flag_unconverged_raises", "umr_unconverged_on_touching_steps")),
+    Fault("support_short_sign", "contact solver",
+          "support_short is raised only where the unconverged point stands past the shortfall inside the "
+          "margin (-shortfall), not within the shortfall of it.",
+          (Patch(_HOLD, "support_short = jnp.any(second.short & (g2 < hold.shortfall))",
+                 "support_short = jnp.any(second.short & (g2 < -hold.shortfall))"),),
+          (CONTACT_SOLVER,), ("flag_support_short_raises",)),
     # -- specbook -----------------------------------------------------------------------------------
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",

@@ -142,9 +142,9 @@ class Ellipsoid(Geometry):
         return max(self.a, self.b)
 
     def support(self, direction: Any) -> Any:
+        # the step's own form (support_from on support_params): one formula for both
         d = unit(jnp.asarray(direction))
-        a2 = jnp.array([self.a**2, self.b**2, self.c**2], dtype=d.dtype)
-        return a2 * d / jnp.sqrt(jnp.sum(a2 * d * d, axis=-1, keepdims=True))
+        return self.support_from(self.support_params(), d, jnp.zeros_like(d), 0)[0]
 
     def support_params(self) -> np.ndarray:
         """``(a^2, b^2, c^2)``."""

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import assume, example, given, settings
 from hypothesis import strategies as st
 
 import maddening
@@ -71,7 +71,8 @@ def scheme_steps(cases: Sequence[DropCase], threshold: float = _SEED_THRESHOLD) 
 
     with ``g = -|g|``, from rest at ``x_t + h``. The drops run side by side, each for its
     own number of steps. A reference for ``BallNode.update``'s default route: it shares no
-    code with it (not even the threshold, which is the seed's figure).
+    code with it (not even the threshold, which is the seed's figure). ``closest`` is how near
+    to the table the free step came, over every step of the drop, m.
     """
     if isinstance(cases, DropCase) or not cases or not all(isinstance(c, DropCase) for c in cases):
         raise invalid("cases", cases, "a non-empty sequence of DropCase", where="scheme_steps")
@@ -83,10 +84,12 @@ def scheme_steps(cases: Sequence[DropCase], threshold: float = _SEED_THRESHOLD) 
     x = table + np.array([c.height for c in cases])
     v = np.zeros_like(x)
     xs, vs = [x], [v]
+    closest = np.full_like(x, np.inf)
     for n in range(int(steps.max())):
         v_new = v + g * dt
         x_new = x + dt * v_new
         hit = x_new < table
+        closest = np.where(n < steps, np.minimum(closest, np.abs(x_new - table)), closest)
         bounced = np.where(np.abs(v_new) <= threshold, 0.0, -e * v_new)
         live = n < steps
         x = np.where(live, np.where(hit, table, x_new), x)
@@ -94,17 +97,23 @@ def scheme_steps(cases: Sequence[DropCase], threshold: float = _SEED_THRESHOLD) 
         xs.append(x)
         vs.append(v)
     xs, vs = np.array(xs), np.array(vs)
-    return [{"t": np.arange(c.steps + 1) * c.dt, "x": xs[: c.steps + 1, i], "v": vs[: c.steps + 1, i]}
+    return [{"t": np.arange(c.steps + 1) * c.dt, "x": xs[: c.steps + 1, i], "v": vs[: c.steps + 1, i],
+             "closest": float(closest[i])}
             for i, c in enumerate(cases)]
 
 
 
 @settings(max_examples=8, deadline=None)
 @given(height=st.floats(0.2, 2.0), elasticity=st.floats(0.0, 1.0), dt=st.sampled_from([1e-3, 3e-3, 1e-2, 5e-2]))
+@example(height=0.7, elasticity=0.8, dt=1e-2)
 def test_update_is_the_seeds_scheme_step_for_step(height, elasticity, dt):
     cases = [ev.DropCase(height=height, elasticity=elasticity, t_final=round(2.0 / dt) * dt, dt=dt)]
-    ours = ev.sweep_trajectories(cases)[0]
     reference = scheme_steps(cases)[0]
+    # A free step that ends on the table to within rounding takes either branch on its last bit
+    # (XLA contracts x + dt*v into one FMA, NumPy rounds twice), and the drops part there: a tie of
+    # the scheme, not a difference of the code. A perfectly elastic drop makes one on every return.
+    assume(reference["closest"] > 1e-12)
+    ours = ev.sweep_trajectories(cases)[0]
     assert np.max(np.abs(ours["x"] - reference["x"])) <= 1e-11
     assert np.max(np.abs(ours["v"] - reference["v"])) <= 1e-11
 

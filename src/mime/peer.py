@@ -463,7 +463,10 @@ def _scenes() -> dict[str, Scene]:
 
 
 SCENES: dict[str, Scene] = _scenes()
-"""The chapter's scenes by name, each declared once for both engines, on one floor tilted by :data:`INCLINE_DEG`."""
+"""The chapter's scenes by name, each declared once for both engines, on one floor tilted by :data:`INCLINE_DEG`.
+
+:meta hide-value:
+"""
 
 
 DROP_STEPS = 8

@@ -39,7 +39,9 @@ class Anomaly:
         measure: Optional callable returning figures measured now, keyed like
             ``figures``. A stated figure with no live counterpart is shown as
             stated only; a live figure with no stated one is shown as measured.
-        tolerance: Absolute tolerance for comparing ``measure()`` with ``figures``.
+        tolerance: Absolute tolerance for comparing ``measure()`` with ``figures``: one
+            number for every figure, or a mapping from each stated figure to its own (figures
+            of different units or sizes; a figure the mapping leaves out is compared exactly).
     """
 
     id: str
@@ -52,7 +54,7 @@ class Anomaly:
     summary: str = ""
     source: str = ""
     measure: Callable[[], Mapping[str, float]] | None = field(default=None, compare=False, repr=False)
-    tolerance: float = 0.0
+    tolerance: float | Mapping[str, float] = 0.0
 
     def __post_init__(self) -> None:
         if self.status not in STATUSES:
@@ -62,6 +64,20 @@ class Anomaly:
                 "resolved_in", self.resolved_in,
                 "a version when status is 'resolved', and None when it is 'open'", where=self.id,
             )
+        bounds = dict(self.tolerance) if isinstance(self.tolerance, Mapping) else {"*": self.tolerance}
+        for name, bound in bounds.items():
+            if isinstance(bound, bool) or not isinstance(bound, (int, float)) or not bound >= 0.0:
+                raise invalid("tolerance", self.tolerance, "a number >= 0, or a mapping of stated figures to numbers >= 0",
+                              where=self.id)
+            if name != "*" and name not in self.figures:
+                raise invalid("tolerance", self.tolerance, f"bounds for stated figures only ({sorted(self.figures)})",
+                              where=self.id)
+
+    def tolerance_for(self, figure: str) -> float:
+        """The absolute tolerance of one figure (the record's one number, or the figure's own)."""
+        if isinstance(self.tolerance, Mapping):
+            return float(self.tolerance.get(figure, 0.0))
+        return float(self.tolerance)
 
 
 _REGISTRY: dict[str, Anomaly] = {}
@@ -119,6 +135,6 @@ def figure_rows(record: Anomaly, *, measure: bool = True) -> list[FigureRow]:
     live = dict(record.measure()) if measure and record.measure is not None else {}
     names = list(record.figures) + [k for k in live if k not in record.figures]
     return [
-        FigureRow(record.id, name, record.figures.get(name), live.get(name), record.tolerance)
+        FigureRow(record.id, name, record.figures.get(name), live.get(name), record.tolerance_for(name))
         for name in names
     ]

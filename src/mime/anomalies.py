@@ -3,10 +3,13 @@
 Each record is a :class:`maddening.anomalies.Anomaly` kept in ``RECORDS``, MIME's own registry
 (read with :func:`get` and :func:`all_records`; importing mime writes nothing into maddening's), is
 pinned by a test in ``tests/mime/test_mime_anomalies.py`` (a strict xfail while it is open) and is
-shown on the anomalies page, which renders maddening's registry and this one. No record states figures: the contact entry's seed names the records but gives no
-numbers, so each ``measure`` runs the real contact (``mime.demos``' scenarios, the projection's own
-functions) and returns what it measures now. Results are cached, so a page that reads several
-figures of one record runs its scenarios once.
+shown on the anomalies page, which renders maddening's registry and this one. The contact entry's
+seed names the records but gives no numbers, so each record states the figures its ``measure``
+returned when it was written (``RECORDED``, kept once here), and ``measure`` runs the real contact
+(``mime.demos``' scenarios, the projection's own functions) again: the anomalies page claims each
+stated figure against today's measurement, within the record's tolerance for it, so a change that
+alters a defect's size fails the build until the record is brought up to date. Results are cached,
+so a page that reads several figures of one record runs its scenarios once.
 
 >>> [get(i).status for i in ("MIME-ANO-131", "MIME-ANO-134", "MIME-ANO-135", "MIME-ANO-136")]
 ['open', 'open', 'resolved', 'resolved']
@@ -43,6 +46,14 @@ __all__ = [
 ]
 
 _TESTS = "tests/mime/test_mime_anomalies.py"
+RECORDED = ("measure_<id>() when the record's figures were written: mime at commit db85b31, "
+            "2026-12-04, float64 on an x86-64 CPU")
+"""Where every MIME record's stated figures come from."""
+_SMOOTH = 1e-9
+"""The tolerance of a figure that moves smoothly with the code's arithmetic (a speed error, a
+pass-through, a share of spin lost), absolute in the figure's own unit: a thousand times the
+last-bit changes seen across compilations of one program (about 1e-12 of these sizes), far below
+any change to the contact's numerics."""
 _SWEEP_TESTS = "tests/sharding/test_margin_sweep_defects.py"
 _PEER_TESTS = "tests/mime/test_peer.py"
 
@@ -360,6 +371,13 @@ RECORDS = (
             "cylinder keeps its spin to the last bit, still loses a small share at some spacings and "
             "none at others, within a narrow band over the spacings tried; why is not shown."
         ),
+        figures={"pass_through_010_mm": 0.24999873219642804, "mesh_spin_kept": -0.0012399674192566177,
+                 "mesh_held_by_samples_share": 1.0, "screw_spin_lost_most": 0.0014676174914262097},
+        source=RECORDED,
+        # the mesh's stick-slip on its facets turns on last bits: its kept share is held to "loses it all"
+        # (within a hundredth), the flag's share exactly, the rest smoothly
+        tolerance={"pass_through_010_mm": _SMOOTH, "mesh_spin_kept": 0.01, "mesh_held_by_samples_share": 0.0,
+                   "screw_spin_lost_most": _SMOOTH},
         measure=measure_131,
     ),
     anomalies.Anomaly(
@@ -381,6 +399,11 @@ RECORDS = (
             "group at the wall has more such places than starts. In the poses inspected the deepest "
             "place was still held by a neighbouring group; a margin lost to it has not been shown."
         ),
+        figures={"umr_screw_share_over_starts": 0.075, "umr_screw_most_over_starts": 1.0,
+                 "spin_screw_share_over_starts": 0.0},
+        source=RECORDED,
+        tolerance={"umr_screw_share_over_starts": 0.0, "umr_screw_most_over_starts": 0.0,
+                   "spin_screw_share_over_starts": 0.0},  # counts over the build's poses: exact
         measure=measure_134,
     ),
     anomalies.Anomaly(
@@ -417,6 +440,10 @@ RECORDS = (
             "microrobot in the narrow tube: on a share of its steps a point the second pass chooses "
             "is past the margin while every first-pass point is not, and the run keeps the margin."
         ),
+        figures={"second_pass_catch_share": 0.35, "first_pass_points_miss_m": 2.8732119160199403e-07},
+        source=RECORDED,
+        # a share of the run's 600 steps, exact; the largest miss moves smoothly (m)
+        tolerance={"second_pass_catch_share": 0.0, "first_pass_points_miss_m": _SMOOTH * 1e-3},
         measure=measure_136,
     ),
     anomalies.Anomaly(
@@ -469,6 +496,11 @@ RECORDS = (
             "form's normal speed and spin). The margin is kept, and nothing flags it: the steps are "
             "touching and converged. A landing at a step's start is exact (the chapter's impact claim)."
         ),
+        figures={"normal_speed_error_most": 0.021274241814984322, "spin_error_most": 0.028615048081341035,
+                 "normal_speed_error_least": 0.00198372659437079},
+        source=RECORDED,
+        tolerance={"normal_speed_error_most": _SMOOTH, "spin_error_most": _SMOOTH,
+                   "normal_speed_error_least": _SMOOTH},
         measure=measure_139,
     ),
     anomalies.Anomaly(
@@ -489,6 +521,11 @@ RECORDS = (
             "the step each kick starts (the figures count those). The along-slope motion stays exact, "
             "and so does the margin; MuJoCo on the same scene keeps the spin at rounding."
         ),
+        figures={"kicks": 6.0, "largest_spin": 0.09334507085283912, "kicks_flagged_unconverged": 6.0,
+                 "largest_unflagged_kick": 0.0},
+        source=RECORDED,
+        # counts exact; the largest kick's size depends on which samples the jam picks, held within a tenth
+        tolerance={"kicks": 0.0, "largest_spin": 0.01, "kicks_flagged_unconverged": 0.0, "largest_unflagged_kick": 0.0},
         measure=measure_140,
     ),
 )

@@ -180,17 +180,30 @@ def _test_files(root: Path, target: str) -> list[str]:
     return files
 
 
+_STARTS = 3
+"""How many times a page's run is started when its kernel dies before the first cell (a start that failed
+says nothing about the fault, and a stored run is trusted until its inputs change)."""
+
+
+def _never_started(result: dict[str, Any]) -> bool:
+    """Whether a run failed before its page's first cell ran: its kernel never came up, nothing was recorded."""
+    return bool(result.get("error")) and result.get("error_cell") is None and not (result.get("used") or {}).get("modules")
+
+
 def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, target: str, timeout: float,
               environment: dict[str, Any]) -> dict[str, Any]:
     from specbook.execute import run_page
     from specbook.keys import file_hashes
 
     start = time.perf_counter()
-    try:
-        result = pool.submit(run_page, root / target, root, timeout=int(timeout), environ=_environ(fault, src),
-                             src=str(src)).result()
-    except Exception as error:  # noqa: BLE001 - a worker that died is a run that failed
-        result = {"error": f"{type(error).__name__}: {error}", "error_cell": None, "used": {}, "seconds": 0.0}
+    for attempt in range(_STARTS):
+        try:
+            result = pool.submit(run_page, root / target, root, timeout=int(timeout), environ=_environ(fault, src),
+                                 src=str(src)).result()
+        except Exception as error:  # noqa: BLE001 - a worker that died is a run that failed
+            result = {"error": f"{type(error).__name__}: {error}", "error_cell": None, "used": {}, "seconds": 0.0}
+        if not _never_started(result):
+            break
     used = result.get("used") or {}
     recorder = Path(__file__).with_name("_record.py").resolve()  # what reported the claims keys the run too
     own = [recorder.relative_to(root.resolve()).as_posix()] if recorder.is_relative_to(root.resolve()) else []

@@ -73,3 +73,13 @@ def test_figure_rows_can_list_the_stated_figures_alone():
     rows = anomalies.figure_rows(record, measure=False)
     assert [r.figure for r in rows] == list(record.figures)
     assert all(r.measured is None and not r.compared for r in rows)
+
+
+def test_a_record_bounds_each_stated_figure_on_its_own_and_no_other():
+    record = anomalies.Anomaly("X-2", "t", (), "open", None, "x::y", figures={"a": 1.0, "b": 2e-7},
+                               tolerance={"a": 0.0, "b": 1e-12})
+    assert (record.tolerance_for("a"), record.tolerance_for("b")) == (0.0, 1e-12)
+    with pytest.raises(maddening.ValidationError, match="bounds for stated figures only"):
+        anomalies.Anomaly("X-2", "t", (), "open", None, "x::y", figures={"a": 1.0}, tolerance={"c": 1.0})
+    with pytest.raises(maddening.ValidationError, match="tolerance = -1.0"):
+        anomalies.Anomaly("X-2", "t", (), "open", None, "x::y", tolerance=-1.0)

@@ -25,7 +25,7 @@ from mime._simulate import BodyRun, RunRecord, run_body
 from mime.dynamics import ContactReport, RigidState
 from mime.errors import invalid
 from mime.experiment import Experiment
-from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Geometry, Hull, Mesh, Screw, Sphere, cylinder_mesh, rotation
+from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Screw, Sphere, cylinder_mesh, rotation, solid_inertia
 from mime.interactions import CentreContact, Confinement, Contact
 from mime.nodes import ConstantLoad, PropulsionForce, RigidInertialNode, RotatingFieldTorque, SumLoad
 from mime.scene import Floor, Tube, shape_of
@@ -106,42 +106,6 @@ def lying_orientation(angle: float = 0.0) -> tuple[float, ...]:
     lie = rotation.about_axis(jnp.array([0.0, 1.0, 0.0]), math.pi / 2)
     turn = rotation.about_axis(jnp.array([0.0, 0.0, 1.0]), angle)
     return tuple(float(c) for c in rotation.compose(turn, lie))
-
-
-def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float, float]:
-    """Principal moments (kg m^2) of a solid of ``mass`` shaped as the kind (the screw as a cylinder of mean radius,
-    the capsule as a cylinder of its whole length, the mesh as its bounding box: close, not exact)."""
-    g = geometry.parts[0].geometry if isinstance(geometry, Hull) and geometry.parts else geometry
-    if isinstance(g, Hull):  # no parts: a ball of the extent
-        r = g.extent
-        i = 0.4 * mass * r * r
-        return (i, i, i)
-    if isinstance(g, Sphere):
-        i = 0.4 * mass * g.radius**2
-        return (i, i, i)
-    if isinstance(g, Ellipsoid):
-        a, b, c = g.a, g.b, g.c
-        return (mass * (b * b + c * c) / 5, mass * (a * a + c * c) / 5, mass * (a * a + b * b) / 5)
-    if isinstance(g, (Cylinder, Capsule, Screw)):
-        if isinstance(g, Screw):
-            r, L = g.core_radius + g.thread_depth / 2, g.length
-        elif isinstance(g, Capsule):
-            r, L = g.radius, g.length + 2 * g.radius
-        else:
-            r, L = g.radius, g.length
-        t = mass * (3 * r * r + L * L) / 12
-        return (t, t, mass * r * r / 2)
-    if isinstance(g, Box):
-        x, y, z = g.x, g.y, g.z
-        return (mass * (y * y + z * z) / 12, mass * (x * x + z * z) / 12, mass * (x * x + y * y) / 12)
-    if isinstance(g, Mesh):
-        ext = g.vertices.max(axis=0) - g.vertices.min(axis=0)
-        x, y, z = ext
-        r = max(x, y) / 2
-        t = mass * (3 * r * r + z * z) / 12
-        return (t, t, mass * r * r / 2)
-    raise invalid("geometry", g, "a Hull or a kind of mime.geometry: Sphere, Ellipsoid, Cylinder, Capsule, Screw, "
-                  "Box or Mesh", where="solid_inertia")
 
 
 def make_body(hull: Any, *, mass: float, name: str = "body", **kw: Any) -> RigidInertialNode:

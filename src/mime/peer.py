@@ -48,6 +48,7 @@ import numpy as np
 from mime.errors import ValidationError, invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Hull, Sphere
+from mime.geometry import solid_inertia as geometry_inertia
 from mime.interactions import Contact
 from mime.nodes import ConstantLoad, RigidInertialNode
 from mime.scene import Plane
@@ -120,20 +121,13 @@ INCLINE_DEG = 20.0
 
 
 def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
-    """Principal moments of a uniform solid of ``mass`` kg, kg m^2: a ball ``2/5 m r^2``; a box
-    ``m (b^2 + c^2) / 12`` about each axis; a capsule as a cylinder of its whole length (the
-    number both engines are given; exactness is not needed, sameness is)."""
-    if isinstance(shape, Sphere):
-        i = 0.4 * mass * shape.radius**2
-        return (i, i, i)
-    if isinstance(shape, Box):
-        x, y, z = shape.x, shape.y, shape.z
-        return (mass * (y * y + z * z) / 12, mass * (x * x + z * z) / 12, mass * (x * x + y * y) / 12)
-    if isinstance(shape, Capsule):
-        r, length = shape.radius, shape.length + 2 * shape.radius
-        t = mass * (3 * r * r + length * length) / 12
-        return (t, t, mass * r * r / 2)
-    raise invalid("shape", shape, "a Sphere, Box or Capsule", where="solid_inertia")
+    """Principal moments of a uniform solid of ``mass`` kg, kg m^2, for the kinds the chapter's scenes
+    use: :func:`mime.geometry.solid_inertia`'s rule (a ball ``2/5 m r^2``; a box ``m (b^2 + c^2) / 12``
+    about each axis; a capsule as a cylinder of its whole length), the number both engines are given
+    (exactness is not needed, sameness is)."""
+    if not isinstance(shape, (Sphere, Box, Capsule)):
+        raise invalid("shape", shape, "a Sphere, Box or Capsule", where="solid_inertia")
+    return geometry_inertia(shape, mass)
 
 
 def _unit_quaternion(q: Any, where: str) -> tuple[float, float, float, float]:

@@ -20,6 +20,7 @@ from mime.geometry.sampled import Box, Mesh, cylinder_mesh
 from mime.geometry.points import PointSet
 from mime.geometry.hull import Hull, Part, as_hull
 from mime.geometry import rotation
+from mime.geometry._inertia import solid_inertia
 
 KIND_CLASSES: dict[str, type] = {
     c.kind: c for c in (Sphere, Ellipsoid, Cylinder, Capsule, Screw, Box, Mesh, PointSet)
@@ -31,6 +32,7 @@ for _name, _cls in (*KIND_CLASSES.items(), ("hull", Hull)):  # each kind can be 
 
 __all__ = [
     "Geometry",
+    "solid_inertia",
     "positive_length",
     "Sphere",
     "Ellipsoid",

@@ -219,7 +219,8 @@ del _specbook_start
 
 
 def run_page(path: str | os.PathLike[str], root: str | os.PathLike[str], *, timeout: int = 600,
-             environ: dict[str, str] | None = None, src: str | None = None) -> dict[str, Any]:
+             environ: dict[str, str] | None = None, src: str | None = None,
+             kernel_server: str | None = None) -> dict[str, Any]:
     """Execute one page in a kernel of its own, recording what it used; nothing is cached.
 
     ``environ`` is the kernel's whole environment (default: this process's); ``src`` is a
@@ -228,13 +229,15 @@ def run_page(path: str | os.PathLike[str], root: str | os.PathLike[str], *, time
     ``seconds``, ``error`` (the failing cell's traceback, or None), ``error_cell`` (the
     number of the code cell that failed, counted as pytest's ``Cell N``, or None) and ``used``, the recorder's report (read
     after the last cell, or after the failing one: a page run in record mode reports every
-    claim it made before it stopped). :mod:`specbook.faults` runs a fault's pages with it.
+    claim it made before it stopped). ``kernel_server`` is the socket of a running
+    :class:`specbook._kernels.KernelServer`: the kernel is forked from it instead of started
+    afresh. :mod:`specbook.faults` runs a fault's pages with it.
     """
-    return _execute(str(path), str(root), timeout, environ, src)
+    return _execute(str(path), str(root), timeout, environ, src, kernel_server)
 
 
 def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, str] | None = None,
-             src: str | None = None) -> dict[str, Any]:
+             src: str | None = None, kernel_server: str | None = None) -> dict[str, Any]:
     """Run in a worker process: execute one page from its own folder, recording what it used.
 
     A failure comes back as ``error``: one plain message naming the page and the cell
@@ -254,8 +257,10 @@ def _execute(path_text: str, root_text: str, timeout: int, environ: dict[str, st
     # The recorder's report is read after the last cell and JAX writes its persistent cache as it
     # compiles, so nothing is lost by ending the kernel at once; nbclient's "graceful" shutdown
     # waits about a second for a kernel that has nothing left to do.
+    from specbook._kernels import manager_class
+
     client = NotebookClient(nb, timeout=timeout, allow_errors=False, record_timing=False,
-                            shutdown_kernel="immediate",
+                            shutdown_kernel="immediate", kernel_manager_class=manager_class(kernel_server),
                             # the kernel's own start-up warnings (a local TCP connection without
                             # encryption, once per run) say nothing about the page; its errors still show
                             extra_arguments=["--IPKernelApp.log_level=ERROR"],

@@ -8,7 +8,8 @@ exercise the patched code, and the claims (or test ids) that must fail under it.
 :func:`run` applies each fault to its own copy of ``src/`` and runs each of its targets with
 the copy first on ``PYTHONPATH``, several at once:
 
-- a page runs in a kernel of its own (:func:`specbook.execute.run_page`) in *record mode*
+- a page runs in a kernel of its own (:func:`specbook.execute.run_page`), forked from a process
+  that has already imported JAX, SciPy and matplotlib (:mod:`specbook._kernels`), in *record mode*
   (``SPECBOOK_RECORD=1``): a false claim is recorded and the page goes on, so one run shows
   every claim the fault breaks. A cell that raises for another reason stops the run there,
   as it stops the build; the claims after it are *not reached* under that fault (see
@@ -53,6 +54,7 @@ from typing import Any
 from specbook import _matrix
 from specbook._claims import ANSI, RECORD_ENV
 from specbook._faults import Fault, Patch
+from specbook._kernels import KernelServer
 from specbook.catalogue import FAULTS
 
 __all__ = ["Fault", "FaultResult", "Patch", "apply", "gate", "judge", "main", "patch_problems", "plan", "run"]
@@ -191,7 +193,7 @@ def _never_started(result: dict[str, Any]) -> bool:
 
 
 def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, target: str, timeout: float,
-              environment: dict[str, Any]) -> dict[str, Any]:
+              environment: dict[str, Any], server: str | None = None) -> dict[str, Any]:
     from specbook.execute import run_page
     from specbook.keys import file_hashes
 
@@ -199,7 +201,7 @@ def _run_page(pool: ProcessPoolExecutor, root: Path, fault: Fault, src: Path, ta
     for attempt in range(_STARTS):
         try:
             result = pool.submit(run_page, root / target, root, timeout=int(timeout), environ=_environ(fault, src),
-                                 src=str(src)).result()
+                                 src=str(src), kernel_server=server).result()
         except Exception as error:  # noqa: BLE001 - a worker that died is a run that failed
             result = {"error": f"{type(error).__name__}: {error}", "error_cell": None, "used": {}, "seconds": 0.0}
         if not _never_started(result):
@@ -303,12 +305,17 @@ def run(faults: list[Fault], *, root: Path = ROOT, jobs: int = 2, timeout: float
                 results[fault.name].error = str(exc)
         work = [(f, t, why) for f, t, why in todo if f.name in sources]
         context = multiprocessing.get_context("spawn")
-        with ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as kernels, \
+        pages = any(t.endswith(".md") for _, t, _ in work)
+        with KernelServer(start=pages) as server, \
+                ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as kernels, \
                 ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
+            if pages and server.path is None:
+                echo(f"specbook.faults: {server.why}; each page gets a kernel started afresh")
+
             def one(fault: Fault, target: str) -> dict[str, Any]:
                 src = sources[fault.name]
                 if target.endswith(".md"):
-                    return _run_page(kernels, root, fault, src, target, timeout, environment)
+                    return _run_page(kernels, root, fault, src, target, timeout, environment, server.path)
                 return _run_test(root, fault, src, target, timeout, environment)
 
             futures = [(f, t, why, threads.submit(one, f, t)) for f, t, why in work]

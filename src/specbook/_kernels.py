@@ -1,0 +1,121 @@
+"""Kernels forked from a process that has already imported the heavy libraries.
+
+Starting a Jupyter kernel and importing JAX, SciPy and matplotlib in it costs about two seconds of
+CPU, every time. The fault catalogue runs over a hundred pages, so that start is a fifth of its
+work. :class:`KernelServer` starts ``_forkserver.py`` once, which imports :data:`PRELOAD` and then
+forks each kernel from itself; :func:`manager_class` gives nbclient a kernel manager whose kernel
+command asks that server for a kernel (``_forkclient.py``) instead of starting Python afresh.
+
+What stays the same as an ordinary kernel: the kernel is ipykernel's, started with the same
+arguments, environment, working directory and ``PYTHONPATH`` (a fault's patched ``src/`` first),
+and the page imports the project itself: the server imports no project code. What differs: the
+preloaded libraries are in ``sys.modules`` before the first cell, so the recorder lists them among
+the distributions the page used even when the page never imports them (a run keyed by one version
+more than it needs: it can only run again when it need not, never be kept when it should not).
+A JAX or XLA setting other than the server's (JAX reads them when it is imported) gets an
+ordinary kernel, as does any failure to reach the server.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+
+from jupyter_client.manager import AsyncKernelManager
+
+__all__ = ["PRELOAD", "KernelServer", "manager_class"]
+
+_HERE = Path(__file__).resolve().parent
+_SERVER = _HERE / "_forkserver.py"
+_CLIENT = _HERE / "_forkclient.py"
+
+PRELOAD = ("numpy", "scipy", "scipy.linalg", "scipy.optimize", "scipy.integrate", "scipy.spatial",
+           "jax", "jax.numpy", "matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
+           "IPython", "ipykernel.ipkernel", "nbformat")
+"""What the server imports before it forks: the third-party libraries that most pages import.
+
+Not ``ipykernel.kernelapp``: it reads the kernel's parent (``JPY_PARENT_PID``) from the environment
+when it is imported, so each kernel imports it (a few milliseconds) after taking its own environment.
+"""
+
+
+class KernelServer:
+    """A running ``_forkserver.py``: ``with KernelServer() as server:`` then ``server.path`` (None: not running).
+
+    It is started with this process's environment and stopped on exit; when it cannot start within
+    ``wait`` seconds, ``path`` is None and pages get ordinary kernels (as with ``start=False``).
+    """
+
+    def __init__(self, modules: tuple[str, ...] = PRELOAD, *, wait: float = 60.0, start: bool = True) -> None:
+        self.modules = tuple(modules)
+        self.wait = wait
+        self.start = start
+        self.path: str | None = None
+        self.why: str = ""
+        self._process: subprocess.Popen | None = None
+        self._folder: tempfile.TemporaryDirectory | None = None
+
+    def __enter__(self) -> "KernelServer":
+        if not self.start:
+            self.why = "no kernel server was asked for"
+            return self
+        self._folder = tempfile.TemporaryDirectory(prefix="specbook-kernels-")
+        path = os.path.join(self._folder.name, "server")
+        self._process = subprocess.Popen([sys.executable, "-P", str(_SERVER), path, *self.modules],
+                                         stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, text=True)
+        ready: list[str] = []
+        reader = threading.Thread(target=lambda: ready.append(self._process.stdout.readline()), daemon=True)
+        reader.start()
+        reader.join(self.wait)
+        if ready and ready[0].strip() == "ready":
+            self.path = path
+        else:
+            self.why = f"the kernel server did not start within {self.wait:.0f} s (exit code {self._process.poll()})"
+            self._stop()
+        return self
+
+    @property
+    def pid(self) -> int | None:
+        """The server's process id while it runs, else None."""
+        return self._process.pid if self._process is not None else None
+
+    def _stop(self) -> None:
+        if self._process is not None:
+            self._process.terminate()
+            try:
+                self._process.wait(10)
+            except subprocess.TimeoutExpired:  # pragma: no cover - it ends on SIGTERM
+                self._process.kill()
+                self._process.wait()
+            self._process = None
+
+    def __exit__(self, *exc) -> None:
+        self._stop()
+        self.path = None
+        if self._folder is not None:
+            self._folder.cleanup()
+            self._folder = None
+
+
+def manager_class(server: str | None) -> type[AsyncKernelManager]:
+    """nbclient's kernel manager for kernels forked by the server at ``server`` (None: ordinary kernels).
+
+    Only a kernel that ``python -m ipykernel_launcher`` with this interpreter would start is
+    forked; any other kernel command is left as it is.
+    """
+    if server is None:
+        return AsyncKernelManager
+
+    class ForkedKernelManager(AsyncKernelManager):
+        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+            cmd = super().format_kernel_cmd(extra_arguments)
+            if (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
+                    and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable)):
+                return [sys.executable, "-I", "-S", str(_CLIENT), server, *cmd[3:]]
+            return cmd
+
+    return ForkedKernelManager

@@ -56,6 +56,7 @@ _RIGID = "mime/nodes/rigid.py"
 _PEER = "mime/peer.py"
 _CONVEX = "mime/geometry/convex.py"
 _SWEEP = "mime/sweep.py"
+_LOADS = "mime/nodes/loads.py"
 
 FAULTS: tuple[Fault, ...] = (
     # -- the ball (book/maddening/ball.md, ball-evidence.md, verification.md) ----------------------------
@@ -507,6 +508,22 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_HOLD, "support_short = jnp.any(second.short & (g2 < hold.shortfall))",
                  "support_short = jnp.any(second.short & (g2 < -hold.shortfall))"),),
           (CONTACT_SOLVER,), ("flag_support_short_raises",)),
+    Fault("field_rate_in_hertz", "contact solver",
+          "The rotating field's angular speed is its frequency in hertz read as rad/s, f, not 2 pi f: the field "
+          "turns 2 pi times too slowly, and so does the microrobot locked to it.",
+          (Patch(_LOADS, '("omega", np.float64(2 * math.pi * f))', '("omega", np.float64(f))'),),
+          (CONTACT_SOLVER,), ("umr_free_travel_mm", "umr_travel_mm")),
+    Fault("propulsion_from_cross_spin", "contact solver",
+          "The screw's thrust reads its spin about its body x axis, across the screw, not about its own "
+          "axis z: a screw spun about its axis gets no thrust.",
+          (Patch(_LOADS, "return _in(self.coupling, state) * state.angular_velocity[2] * axis",
+                 "return _in(self.coupling, state) * state.angular_velocity[0] * axis"),),
+          (CONTACT_SOLVER,), ("umr_free_travel_mm", "umr_travel_mm")),
+    Fault("step_time_at_its_end", "contact solver",
+          "The compiled run hands each step the time at its end, (k + 1) dt, not at its start: a load that "
+          "varies in time (the rotating field) is read one step ahead.",
+          (Patch(_RIGID, "            return step(inputs, s, k * dt, dt)", "            return step(inputs, s, (k + 1) * dt, dt)"),),
+          (CONTACT_SOLVER,), ("umr_free_travel_mm", "umr_travel_mm")),
     Fault("build_probes_the_axes_only", "contact support",
           "The build counts a group's deepest places against a flat wall from the six axis directions alone, "
           "not a spread of probes, so it gives curved bodies fewer search starts.",

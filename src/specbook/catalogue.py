@@ -519,11 +519,6 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_LOADS, "return _in(self.coupling, state) * state.angular_velocity[2] * axis",
                  "return _in(self.coupling, state) * state.angular_velocity[0] * axis"),),
           (CONTACT_SOLVER,), ("umr_free_travel_mm", "umr_travel_mm")),
-    Fault("step_time_at_its_end", "contact solver",
-          "The compiled run hands each step the time at its end, (k + 1) dt, not at its start: a load that "
-          "varies in time (the rotating field) is read one step ahead.",
-          (Patch(_RIGID, "            return step(inputs, s, k * dt, dt)", "            return step(inputs, s, (k + 1) * dt, dt)"),),
-          (CONTACT_SOLVER,), ("umr_free_travel_mm", "umr_travel_mm")),
     Fault("build_probes_the_axes_only", "contact support",
           "The build counts a group's deepest places against a flat wall from the six axis directions alone, "
           "not a spread of probes, so it gives curved bodies fewer search starts.",

@@ -502,6 +502,12 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
                  "unconverged = touch1 & (residual > unmet_free)"),),
           (CONTACT_SOLVER, ANOMALIES), ("flag_unconverged_raises", "umr_unconverged_on_touching_steps")),
+    Fault("unconverged_on_any_touching_step", "contact solver",
+          "The unconverged flag joins its two conditions with or, not and: every touching step is flagged, "
+          "converged or not.",
+          (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
+                 "unconverged = touch1 | (residual > CONVERGED * unmet_free)"),),
+          (ANOMALIES,), ("anomalies_mime_ano_139_steps_flagged_unconverged",)),
     Fault("support_short_sign", "contact solver",
           "support_short is raised only where the unconverged point stands past the shortfall inside the "
           "margin (-shortfall), not within the shortfall of it.",

@@ -117,11 +117,22 @@ def _make(folder: Path, *targets: str, env: dict[str, str] | None = None, timeou
     return done.returncode, _clean(done.stdout + done.stderr)
 
 
+def _terminal_signals() -> None:
+    """In the child, before ``make`` starts: Ctrl-C and Ctrl-\\ act as in a terminal.
+
+    A test run started in the background by a shell without job control (``make test &`` in a
+    script) inherits SIGINT and SIGQUIT ignored, and an ignored signal stays ignored across exec:
+    the build would never see the interrupt the test sends.
+    """
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
+    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+
+
 def _start(folder: Path, log: Path, *targets: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     """``make`` in a process group of its own (as a terminal runs it), its output to ``log``."""
     with log.open("w") as handle:
         return subprocess.Popen(_command(*targets), cwd=folder, env=_environ(env), stdout=handle,
-                                stderr=subprocess.STDOUT, start_new_session=True)
+                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_terminal_signals)
 
 
 def _wait_for(path: Path, process: subprocess.Popen, log: Path, seconds: float = 120) -> None:
@@ -155,7 +166,7 @@ def _killed(folder: Path, tmp: Path, sig: signal.Signals, *, stall: str | None =
     try:
         _wait_for(mark, process, log)
         os.killpg(process.pid, sig)
-        process.wait(timeout=60)
+        process.wait(timeout=180)  # a hang guard: a stopped build ends in seconds
     finally:
         _gone(process.pid)
     assert process.returncode != 0, "the build was not stopped"

@@ -11,7 +11,7 @@ Run by path, never imported: ``python -P src/specbook/_forkserver.py SOCKET MODU
    and ``PYTHONPATH`` (so a fault's patched ``src/`` comes first, exactly as in a kernel started
    from scratch), then runs ``ipykernel``'s application with ``argv``;
 3. the server answers ``{"pid": N}``, forwards each ``{"signal": S}`` the client sends (an
-   interrupt), answers ``{"exit": CODE}`` when the child ends, and kills the child when the
+   interrupt) a moment later unless the client is gone by then, answers ``{"exit": CODE}`` when the child ends, and kills the child when the
    client is gone (jupyter_client ended "the kernel").
 
 A kernel forked here starts in a fraction of a second instead of about two: the imports are done.
@@ -34,10 +34,15 @@ import selectors
 import signal
 import socket
 import sys
+import time
 import traceback
 import warnings
 
 _PR_SET_PDEATHSIG = 1
+_INTERRUPT_GRACE = 0.1
+"""Seconds a signal from the client waits before it is passed on. jupyter_client interrupts a kernel
+just before it kills it; the kill ends the client at once, and a signal still waiting then is dropped
+(an ordinary kernel would get both back to back), so a kernel that is ending logs no interrupt."""
 _PINNED = ("JAX_", "XLA_", "MPLBACKEND")  # what the imported libraries read at import time
 
 
@@ -138,6 +143,7 @@ def serve(path: str, modules: list[str]) -> None:
     children: dict[int, socket.socket | None] = {}  # pid -> the client's connection (None: it is gone)
     owners: dict[socket.socket, int] = {}
     stop = []
+    later: list[tuple[float, int, int]] = []  # (when, pid, signal): the signals waiting to be passed on
     signal.signal(signal.SIGTERM, lambda *_: stop.append(True))
     print("ready", flush=True)
 
@@ -200,10 +206,15 @@ def serve(path: str, modules: list[str]) -> None:
                         except (ValueError, TypeError, AttributeError):
                             continue
                         if pid is not None:
-                            try:
-                                os.kill(pid, number)
-                            except ProcessLookupError:
-                                pass
+                            later.append((time.monotonic() + _INTERRUPT_GRACE, pid, number))
+            now = time.monotonic()
+            for item in [item for item in later if item[0] <= now]:
+                later.remove(item)
+                if item[1] in children and children[item[1]] is not None:  # the client is still there
+                    try:
+                        os.kill(item[1], item[2])
+                    except ProcessLookupError:
+                        pass
             while children:
                 try:
                     pid, status = os.waitpid(-1, os.WNOHANG)

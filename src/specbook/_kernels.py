@@ -34,12 +34,13 @@ _SERVER = _HERE / "_forkserver.py"
 _CLIENT = _HERE / "_forkclient.py"
 
 PRELOAD = ("numpy", "scipy", "scipy.linalg", "scipy.optimize", "scipy.integrate", "scipy.spatial",
-           "jax", "jax.numpy", "matplotlib", "matplotlib.pyplot", "matplotlib_inline.backend_inline",
-           "IPython", "ipykernel.ipkernel", "nbformat")
+           "jax", "jax.numpy", "matplotlib", "matplotlib.pyplot", "IPython", "ipykernel.ipkernel", "nbformat")
 """What the server imports before it forks: the third-party libraries that most pages import.
 
 Not ``ipykernel.kernelapp``: it reads the kernel's parent (``JPY_PARENT_PID``) from the environment
 when it is imported, so each kernel imports it (a few milliseconds) after taking its own environment.
+Not ``matplotlib_inline.backend_inline`` either: importing it hooks the figures' display into the
+running IPython shell, and there is none in the server; a page's first figure imports it in the kernel.
 """
 
 

@@ -501,7 +501,7 @@ FAULTS: tuple[Fault, ...] = (
           "unmet speed, not the share CONVERGED of it.",
           (Patch(_HOLD, "unconverged = touch1 & (residual > CONVERGED * unmet_free)",
                  "unconverged = touch1 & (residual > unmet_free)"),),
-          (CONTACT_SOLVER, ANOMALIES), ("flag_unconverged_raises", "umr_unconverged_on_touching_steps")),
+          (CONTACT_SOLVER,), ("flag_unconverged_raises", "umr_unconverged_on_touching_steps")),
     Fault("unconverged_on_any_touching_step", "contact solver",
           "The unconverged flag joins its two conditions with or, not and: every touching step is flagged, "
           "converged or not.",

@@ -230,7 +230,7 @@ def run_page(path: str | os.PathLike[str], root: str | os.PathLike[str], *, time
     number of the code cell that failed, counted as pytest's ``Cell N``, or None) and ``used``, the recorder's report (read
     after the last cell, or after the failing one: a page run in record mode reports every
     claim it made before it stopped). ``kernel_server`` is the socket of a running
-    :class:`specbook._kernels.KernelServer`: the kernel is forked from it instead of started
+    ``specbook._kernels.KernelServer``: the kernel is forked from it instead of started
     afresh. :mod:`specbook.faults` runs a fault's pages with it.
     """
     return _execute(str(path), str(root), timeout, environ, src, kernel_server)

@@ -9,7 +9,7 @@ exercise the patched code, and the claims (or test ids) that must fail under it.
 the copy first on ``PYTHONPATH``, several at once:
 
 - a page runs in a kernel of its own (:func:`specbook.execute.run_page`), forked from a process
-  that has already imported JAX, SciPy and matplotlib (:mod:`specbook._kernels`), in *record mode*
+  that has already imported JAX, SciPy and matplotlib (``specbook._kernels``), in *record mode*
   (``SPECBOOK_RECORD=1``): a false claim is recorded and the page goes on, so one run shows
   every claim the fault breaks. A cell that raises for another reason stops the run there,
   as it stops the build; the claims after it are *not reached* under that fault (see

@@ -117,22 +117,19 @@ def _make(folder: Path, *targets: str, env: dict[str, str] | None = None, timeou
     return done.returncode, _clean(done.stdout + done.stderr)
 
 
-def _terminal_signals() -> None:
-    """In the child, before ``make`` starts: Ctrl-C and Ctrl-\\ act as in a terminal.
-
-    A test run started in the background by a shell without job control (``make test &`` in a
-    script) inherits SIGINT and SIGQUIT ignored, and an ignored signal stays ignored across exec:
-    the build would never see the interrupt the test sends.
-    """
-    signal.signal(signal.SIGINT, signal.SIG_DFL)
-    signal.signal(signal.SIGQUIT, signal.SIG_DFL)
+_TERMINAL = ("import os, signal, sys; signal.signal(signal.SIGINT, signal.SIG_DFL); "
+             "signal.signal(signal.SIGQUIT, signal.SIG_DFL); os.execvp(sys.argv[1], sys.argv[1:])")
+"""Run the rest of the command line with Ctrl-C and Ctrl-\\ acting as in a terminal. A test run
+started in the background by a shell without job control (``make test &`` in a script) inherits
+SIGINT and SIGQUIT ignored, an ignored signal stays ignored across exec, and the build would never
+see the interrupt a test sends. (Not a ``preexec_fn``: that forks this process, JAX threads and all.)"""
 
 
 def _start(folder: Path, log: Path, *targets: str, env: dict[str, str] | None = None) -> subprocess.Popen:
     """``make`` in a process group of its own (as a terminal runs it), its output to ``log``."""
     with log.open("w") as handle:
-        return subprocess.Popen(_command(*targets), cwd=folder, env=_environ(env), stdout=handle,
-                                stderr=subprocess.STDOUT, start_new_session=True, preexec_fn=_terminal_signals)
+        return subprocess.Popen([sys.executable, "-c", _TERMINAL, *_command(*targets)], cwd=folder,
+                                env=_environ(env), stdout=handle, stderr=subprocess.STDOUT, start_new_session=True)
 
 
 def _wait_for(path: Path, process: subprocess.Popen, log: Path, seconds: float = 120) -> None:

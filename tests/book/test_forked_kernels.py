@@ -40,6 +40,11 @@ PROBE = FRONT + textwrap.dedent('''
     seen["module"] = probe.WHERE
     print(json.dumps(seen))
     ```
+
+    ```{code-cell} ipython3
+    import matplotlib.pyplot as plt
+    plt.plot([0.0, 1.0], [1.0, 0.0]);
+    ```
     ''')
 
 
@@ -76,7 +81,10 @@ def _seen(result) -> dict:
 
     assert result["error"] is None, result["error"]
     cells = [c for c in nbformat.reads(result["notebook"], 4).cells if c.cell_type == "code"]
-    return json.loads("".join(o.get("text", "") for o in cells[1].outputs))
+    seen = json.loads("".join(o.get("text", "") for o in cells[1].outputs))
+    # a figure left open at a cell's end is shown, as matplotlib's inline backend does in any kernel
+    seen["figure_shown"] = any("image/png" in o.get("data", {}) for o in cells[2].outputs)
+    return seen
 
 
 def test_a_forked_kernel_sees_the_environment_folder_and_path_it_was_given(server, project):
@@ -85,6 +93,7 @@ def test_a_forked_kernel_sees_the_environment_folder_and_path_it_was_given(serve
     fresh = _seen(run_page(root / "book" / "probe.md", root, environ=environ))
     assert forked["scipy_already"] and not fresh["scipy_already"]  # the first was forked, the second was not
     for seen in (forked, fresh):
+        assert seen["figure_shown"]
         assert seen["cwd"] == str(root / "book")
         assert seen["probe"] == "given"
         assert seen["module"] == "the patched copy"
@@ -147,6 +156,34 @@ def test_a_hanging_cell_fails_at_the_timeout_and_leaves_no_kernel(server, tmp_pa
     result = run_page(page, tmp_path, timeout=3, kernel_server=server.path)
     assert result["error"] is not None and "book/hangs.md" in result["error"]
     assert time.monotonic() - start < 60
+    assert _children_end(server) == []
+
+
+def test_an_interrupt_reaches_a_forked_kernel(server):
+    import asyncio
+
+    from specbook._kernels import manager_class
+
+    async def interrupted() -> dict:
+        manager = manager_class(server.path)(kernel_name="python3")
+        await manager.start_kernel(extra_arguments=["--IPKernelApp.log_level=ERROR"])
+        client = manager.client()
+        client.start_channels()
+        try:
+            await client.wait_for_ready(timeout=60)
+            msg_id = client.execute("import time\nfor _ in range(600):\n    time.sleep(0.1)")
+            await asyncio.sleep(1.0)
+            await manager.interrupt_kernel()
+            while True:
+                reply = await client.get_shell_msg(timeout=30)
+                if reply["parent_header"].get("msg_id") == msg_id:
+                    return reply["content"]
+        finally:
+            client.stop_channels()
+            await manager.shutdown_kernel(now=True)
+
+    content = asyncio.run(interrupted())
+    assert content["status"] == "error" and content["ename"] == "KeyboardInterrupt"
     assert _children_end(server) == []
 
 

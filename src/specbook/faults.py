@@ -54,7 +54,7 @@ from typing import Any
 from specbook import _matrix
 from specbook._claims import ANSI, RECORD_ENV
 from specbook._faults import Fault, Patch
-from specbook._kernels import KernelServer
+from specbook._kernels import FORK_ENV, KernelServer, forking
 from specbook.catalogue import FAULTS
 
 __all__ = ["Fault", "FaultResult", "Patch", "apply", "gate", "judge", "main", "patch_problems", "plan", "run"]
@@ -64,8 +64,6 @@ ROOT = Path(__file__).resolve().parents[2]
 
 _FAILED_CLAIM = re.compile(r"FAILED CLAIM '([^']+)'")
 _FAILED_ITEM = re.compile(r"^(?:FAILED|ERROR) (.+?)(?: - .*)?$", re.M)
-FORK_ENV = "SPECBOOK_FORK_KERNELS"
-"""Set to ``0``: every page's kernel is started afresh instead of forked (to compare, or to rule the fork out)."""
 _TEST_SECONDS = 10.0  # a test target's time before it was ever run: a guess that only orders the runs
 
 
@@ -308,11 +306,11 @@ def run(faults: list[Fault], *, root: Path = ROOT, jobs: int = 2, timeout: float
         work = [(f, t, why) for f, t, why in todo if f.name in sources]
         context = multiprocessing.get_context("spawn")
         pages = any(t.endswith(".md") for _, t, _ in work)
-        with KernelServer(start=pages and os.environ.get(FORK_ENV) != "0") as server, \
+        with KernelServer(start=pages and forking()) as server, \
                 ProcessPoolExecutor(max_workers=max(1, jobs), mp_context=context) as kernels, \
                 ThreadPoolExecutor(max_workers=max(1, jobs)) as threads:
             if pages and server.path is None:
-                echo(f"specbook.faults: {server.why if os.environ.get(FORK_ENV) != '0' else FORK_ENV + '=0'}; "
+                echo(f"specbook.faults: {server.why if forking() else FORK_ENV + '=0'}; "
                      "each page gets a kernel started afresh")
 
             def one(fault: Fault, target: str) -> dict[str, Any]:

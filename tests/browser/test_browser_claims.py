@@ -109,7 +109,12 @@ def test_the_source_filter_and_the_text_search_narrow_the_table(claims_page, boo
 def test_sorting_by_tolerance_used_puts_the_least_margin_first(claims_page, book_html):
     page, _, _ = claims_page
     page.locator(".dt-length select").first.select_option("-1")
-    page.locator("#specbook-claims-table thead th", has_text="Tolerance used").click()
+    header = page.locator("#specbook-claims-table thead th", has_text="Tolerance used")
+    header.click()
+    # DataTables sorts and redraws after the click's event has returned: read the rows once the
+    # header says how they are sorted (aria-sort is set by the redraw)
+    page.wait_for_function("th => th.hasAttribute('aria-sort')", arg=header.element_handle(), timeout=15000)
+    assert header.get_attribute("aria-sort") == "descending", "one click sorts the largest share used first"
     used = [r["used"] for r in _rows(page)]
     assert used == sorted(used, reverse=True), used[:10]
     largest = max(c["tolerance_used"] for c in _ledger(book_html)["claims"]

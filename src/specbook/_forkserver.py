@@ -63,17 +63,6 @@ def _pinned(env: dict[str, str]) -> dict[str, str]:
     return pinned
 
 
-def _read_line(conn: socket.socket, buffer: bytearray) -> bytes | None:
-    while b"\n" not in buffer:
-        chunk = conn.recv(65536)
-        if not chunk:
-            return None
-        buffer.extend(chunk)
-    line, _, rest = bytes(buffer).partition(b"\n")
-    buffer[:] = rest
-    return line
-
-
 def _send(conn: socket.socket, message: dict) -> None:
     try:
         conn.sendall(json.dumps(message).encode() + b"\n")
@@ -180,9 +169,10 @@ def serve(path: str, modules: list[str]) -> None:
                         conn.close()
                         continue
                     pid = os.fork()
-                    if pid == 0:
-                        listener.close()
-                        conn.close()
+                    if pid == 0:  # the kernel keeps none of the server's sockets
+                        for held in (listener, conn, *owners):
+                            held.close()
+                        selector.close()
                         _child(request, fds, base_path)
                     for fd in fds:
                         os.close(fd)

@@ -4,7 +4,8 @@ The visit records every console error, page error, failed or refused request
 and HTTP error while the page loads; then, once MathJax has finished and every
 image has settled, it reads the page: the error outputs of executed cells, the
 glued text, the typeset math, the images and the links. It saves a full-page
-screenshot. The tests judge the report; this module only observes.
+screenshot (the first ``SCREENS`` screens of a page taller than that). The tests
+judge the report; this module only observes.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from pathlib import Path
 import urllib.request
 from urllib.parse import urlsplit
 
-from reader_defects import READ_LAYOUT
+from reader_defects import READ_LAYOUT, SCREENS
 
 # Runs in the page once it has loaded: waits for MathJax and the images, then reads.
 _READ_PAGE = r"""
@@ -102,6 +103,7 @@ class PageReport:
     page: dict = field(default_factory=dict)
     layout: dict = field(default_factory=dict)  # reader_defects.READ_LAYOUT: widths, shown text, fonts
     screenshot: Path | None = None
+    screenshot_cropped: bool = False  # the screenshot holds the page's first SCREENS screens only
 
 
 def _local(url: str, base: str) -> bool:
@@ -143,33 +145,64 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
         # fonts MathJax asked for while typesetting; a long page on a busy machine needs more than 30 s
         page.wait_for_load_state("networkidle", timeout=120_000)
         shot = screenshots / (doc.replace("/", "__") + ".png")
-        page.screenshot(path=str(shot), full_page=True)
+        # The whole page, or its first SCREENS screens where it is taller (only an API reference
+        # may be: one of 170 screens takes Chromium 25 s to draw, and nobody reads it as a picture).
+        viewport = page.viewport_size or {"width": 1280, "height": 900}
+        tallest = SCREENS * viewport["height"]
+        if report.layout.get("height", 0) > tallest:
+            page.screenshot(path=str(shot), full_page=True,
+                            clip={"x": 0, "y": 0, "width": viewport["width"], "height": tallest})
+            report.screenshot_cropped = True
+        else:
+            page.screenshot(path=str(shot), full_page=True)
         report.screenshot = shot
     finally:
         context.close()
     return report
 
 
-def follow_next_links(browser, base: str, start: str, limit: int = 500) -> list[str]:
-    """Click the "next" link from ``start`` until there is none; the URLs visited, in order."""
+def front_door(browser, base: str, start: str = "index.html") -> tuple[str, str | None]:
+    """Open ``start`` (the book's front door, a redirect to the first page) and click its page's "next".
+
+    Returns the URL the front door lands on and the URL the click on ``a.right-next`` reaches
+    (``None`` when that page has no "next" link), each without its ``#fragment``.
+    """
     context = browser.new_context(service_workers="block")
     context.route("**/*", lambda r: r.continue_() if _local(r.request.url, base) else r.abort())
     page = context.new_page()
-    seen: list[str] = []
     try:
         with urllib.request.urlopen(f"{base}/{start}", timeout=10) as door:
             redirects = 'http-equiv="refresh"' in door.read().decode("utf-8", "replace").lower()
         page.goto(f"{base}/{start}", wait_until="load")
-        if redirects:  # the front door is a redirect to the first page
+        if redirects:
             page.wait_for_url(lambda url: not url.endswith(f"/{start}"), timeout=10_000)
             page.wait_for_load_state("load")
-        for _ in range(limit):
-            seen.append(page.url.split("#", 1)[0])
-            link = page.locator("a.right-next").first
-            if link.count() == 0:
-                break
-            link.click()
-            page.wait_for_load_state("load")
+        landed = page.url.split("#", 1)[0]
+        link = page.locator("a.right-next").first
+        if link.count() == 0:
+            return landed, None
+        link.click()
+        page.wait_for_url(lambda url: url.split("#", 1)[0] != landed, timeout=10_000)
+        return landed, page.url.split("#", 1)[0]
     finally:
         context.close()
-    return seen
+
+
+def next_walk(first: str, next_of, limit: int = 500) -> list[str]:
+    """The URLs met following "next" from ``first``: ``next_of(url)`` is the page's "next" link or ``None``.
+
+    Stops at a page with no "next", or at one met before (a loop is a defect the caller sees).
+
+    >>> links = {"a": "b", "b": "c", "c": None}
+    >>> next_walk("a", links.get), next_walk("a", {"a": "b", "b": "a"}.get)
+    (['a', 'b', 'c'], ['a', 'b', 'a'])
+    """
+    walked = [first]
+    for _ in range(limit):
+        following = next_of(walked[-1])
+        if following is None:
+            break
+        walked.append(following.split("#", 1)[0])
+        if walked[-1] in walked[:-1]:
+            break
+    return walked

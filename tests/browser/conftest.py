@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import queue
 import threading
 from pathlib import Path
 
@@ -111,16 +112,76 @@ def screenshots(book_html) -> Path:
     return folder
 
 
+VISITORS = 2
+"""Browsers that visit the book's pages at once, each in a thread of its own. A visit spends
+most of its time waiting (for the network to go quiet, for MathJax, for a screenshot), so two
+overlap where one would idle; on 2 cores a third gains nothing."""
+
+
 @pytest.fixture(scope="session")
-def visit(chromium, book_server, book_html, screenshots):
-    """``visit(doc)``: the report of one page seen in the browser, made once per session."""
+def visit(book_server, book_html, screenshots):
+    """``visit(doc)``: the report of one page seen in the browser, made once per session.
+
+    The first call starts :data:`VISITORS` threads, each with its own Playwright and Chromium
+    (Playwright's objects belong to the thread that made them), and queues every page of the
+    table of contents in reading order; a call waits for its page's report. A visit that
+    raised, or a browser that would not start, raises where its page is asked for.
+    """
+    from book_pages import toc_pages  # noqa: PLC0415
     from browser_visit import visit_page  # noqa: PLC0415
 
-    cache: dict[str, object] = {}
+    if not CHROMIUM.exists():
+        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it with apt (package chromium)", pytrace=False)
+    reports: dict[str, object] = {}
+    done: dict[str, threading.Event] = {}
+    lock = threading.Lock()
+    todo: queue.Queue[str | None] = queue.Queue()
+    threads: list[threading.Thread] = []
+
+    def worker() -> None:
+        from playwright.sync_api import sync_playwright  # noqa: PLC0415
+
+        try:
+            with sync_playwright() as playwright:
+                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
+                                                     args=CHROMIUM_FLAGS)
+                try:
+                    while (doc := todo.get()) is not None:
+                        try:
+                            reports[doc] = visit_page(browser, book_server, book_html, doc, screenshots)
+                        except Exception as exc:  # noqa: BLE001 - raised by the test that asks for the page
+                            reports[doc] = exc
+                        done[doc].set()
+                finally:
+                    browser.close()
+        except Exception as exc:  # noqa: BLE001 - no browser: every page still asked for fails with this
+            while (doc := todo.get()) is not None:
+                reports[doc] = exc
+                done[doc].set()
+
+    def ask(docs: list[str]) -> None:
+        with lock:
+            if not threads:
+                for _ in range(VISITORS):
+                    threads.append(threading.Thread(target=worker, name="book-visitor", daemon=True))
+                    threads[-1].start()
+            for doc in docs:
+                if doc not in done:
+                    done[doc] = threading.Event()
+                    todo.put(doc)
 
     def _visit(doc: str):
-        if doc not in cache:
-            cache[doc] = visit_page(chromium, book_server, book_html, doc, screenshots)
-        return cache[doc]
+        if doc not in done:
+            ask([*toc_pages(), doc])
+        if not done[doc].wait(timeout=600):
+            pytest.fail(f"{doc}: no visit report after 600 s", pytrace=False)
+        report = reports[doc]
+        if isinstance(report, Exception):
+            raise report
+        return report
 
-    return _visit
+    yield _visit
+    for _ in threads:
+        todo.put(None)
+    for thread in threads:
+        thread.join(timeout=60)

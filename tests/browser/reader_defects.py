@@ -84,9 +84,25 @@ async () => {
     item.root.walkTree(node => { if (node.isToken && node.getText) { shown += node.getText(); } });
     mathShown.push({tex: String(item.math).replace(/\s+/g, " ").trim().slice(0, 120), shown: shown.slice(0, 200)});
   }
+  // What makes the page wider than the window (so the reader scrolls sideways): the outermost
+  // elements past its right edge that no scrolling box (a code listing) holds.
+  const page = document.documentElement;
+  const overflow = [];
+  if (page.scrollWidth > page.clientWidth + 1) {
+    const clipped = el => { for (let a = el.parentElement; a && a !== page; a = a.parentElement) {
+      if (getComputedStyle(a).overflowX !== "visible") { return true; } } return false; };
+    for (const el of document.body.querySelectorAll("*")) {
+      const r = el.getBoundingClientRect();
+      const parent = el.parentElement && el.parentElement.getBoundingClientRect();
+      if (r.width > 0 && r.right > page.clientWidth + 1 && !(parent && parent.right > page.clientWidth + 1) && !clipped(el)) {
+        overflow.push({tag: el.tagName.toLowerCase(), right: Math.round(r.right), what: describe(el)});
+      }
+    }
+  }
   return {column: {left, width}, blocks, shownText, proseText,
           outputs, smallestProse: smallest, figures, mathShown, viewport: window.innerWidth,
-          screen: window.innerHeight, height: document.documentElement.scrollHeight};
+          screen: window.innerHeight, height: page.scrollHeight,
+          pageWidth: page.scrollWidth, windowWidth: page.clientWidth, overflow: overflow.slice(0, 5)};
 }
 """
 
@@ -220,6 +236,22 @@ def math_escapes(layout: dict) -> list[str]:
     \texttt{CONTACT\_ULPS}  (drawn: CONTACT\_ULPS)
     """
     return [f"{m['tex']}  (drawn: {m['shown']})" for m in layout["mathShown"] if "\\" in m["shown"]]
+
+
+def sideways(layout: dict) -> str | None:
+    """A page wider than the window (the reader scrolls sideways), naming what sticks out; ``None`` when it fits.
+
+    >>> sideways({"pageWidth": 1265, "windowWidth": 1265, "overflow": []}) is None
+    True
+    >>> print(sideways({"pageWidth": 2348, "windowWidth": 1265,
+    ...                 "overflow": [{"tag": "em", "right": 2330, "what": "= re.compile(JAX_.*)"}]}))
+    2348 px wide at a 1265 px window; past its edge: em to 2330 px: = re.compile(JAX_.*)
+    """
+    if layout["pageWidth"] <= layout["windowWidth"] + 1:
+        return None
+    culprits = "; ".join(f"{o['tag']} to {o['right']} px: {o['what']}" for o in layout["overflow"])
+    return (f"{layout['pageWidth']} px wide at a {layout['windowWidth']} px window; past its edge: "
+            f"{culprits or 'nothing outside a scrolling box'}")
 
 
 SCREENS = 15

@@ -13,7 +13,8 @@ from functools import lru_cache
 
 import pytest
 from book_pages import built_source, format_glue_text, glued_values, page_references, toc_pages
-from browser_visit import follow_next_links
+from browser_visit import front_door, next_walk
+from reader_defects import SCREENS
 
 PAGES = toc_pages()
 # Text a reader must never see: a glue or role that failed to render.
@@ -110,6 +111,9 @@ def test_a_screenshot_is_saved(visit, doc):
     assert head[:8] == b"\x89PNG\r\n\x1a\n", f"{shot} is not a PNG"
     width, height = int.from_bytes(head[16:20], "big"), int.from_bytes(head[20:24], "big")
     assert width >= 800 and height >= 300, f"{shot}: {width}x{height}"
+    report = visit(doc)
+    if report.screenshot_cropped:  # only a page taller than the limit, and then exactly its first screens
+        assert report.layout["height"] > SCREENS * 900 and height == SCREENS * 900, f"{shot}: {width}x{height}"
 
 
 def test_the_sidebar_reaches_every_page(visit, book_server):
@@ -120,10 +124,20 @@ def test_the_sidebar_reaches_every_page(visit, book_server):
     assert not unreachable, f"pages the sidebar does not reach: {unreachable}"
 
 
-def test_next_links_walk_the_whole_book_in_order(chromium, book_server):
-    """From the front door (index.html), clicking "next" visits every page, in TOC order."""
-    walked = follow_next_links(chromium, book_server, "index.html")
-    assert walked == [f"{book_server}/{doc}.html" for doc in PAGES]
+def test_next_links_walk_the_whole_book_in_order(chromium, book_server, visit):
+    """From the front door (index.html), "next" visits every page, in TOC order.
+
+    The front door is opened and its page's "next" clicked in the browser; from there the walk
+    follows the "next" link each page's visit read from the rendered page (``a.right-next``),
+    so no page is loaded twice.
+    """
+    expected = [f"{book_server}/{doc}.html" for doc in PAGES]
+    landed, clicked = front_door(chromium, book_server, "index.html")
+    assert landed == expected[0], f"the front door leads to {landed}, not the first page"
+    assert clicked == (expected[1] if len(expected) > 1 else None), f"clicking next on {landed} reached {clicked}"
+    by_url = {f"{book_server}/{doc}.html": doc for doc in PAGES}
+    walked = next_walk(landed, lambda url: visit(by_url[url]).page["next"] if url in by_url else None)
+    assert walked == expected
 
 
 def test_the_landing_summary_shows_every_claiming_page_holding(chromium, book_server, book_html):

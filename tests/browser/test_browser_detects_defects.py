@@ -19,7 +19,8 @@ from pathlib import Path
 import pytest
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, small_figure_text, too_tall, too_wide,
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, too_tall,
+    too_wide,
 )
 
 BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
@@ -85,6 +86,8 @@ READER_BROKEN = _ARTICLE.format(title="reader-broken", body="""
 <img class="specbook-figure" alt="four panels in one row" src="data:image/png;base64,{wide}" data-min-font-pt="10" data-dpi="100" width="688">
 </div></div></div>
 <div class="cell tag_hide-input"><div class="cell_output"><img alt="a figure shown with plt.show()" src="data:image/png;base64,{plain}"></div></div>
+<dl class="py data"><dt><em class="property" style="white-space: nowrap">= re.compile('JAX_(COMPILATION_CACHE_.*|PERSISTENT_CACHE_.*|RAISE_PERSISTENT_CACHE_ERRORS|EXPLAIN_CACHE_MISSES|LOG_COMPILES|LOGGING_LEVEL)')</em></dt></dl>
+<pre style="overflow-x: auto">a code listing as long as a line can be, which scrolls inside its own box and so never widens the page at all, however long</pre>
 """.format(wide=_png(14, 10), plain=_png(5, 12)))
 
 READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
@@ -215,6 +218,13 @@ def test_a_table_equation_or_figure_wider_than_the_column_is_caught(reports):
     wide = too_wide(layout)
     assert [w.split()[0] for w in wide] == ["table", "equation"], wide
     assert not too_wide(reports["reader-clean"].layout)
+
+
+def test_a_page_wider_than_the_window_is_caught(reports):
+    wide = sideways(reports["reader-broken"].layout)
+    assert wide is not None and "em to " in wide and "re.compile('JAX_(COMPILATION_CACHE_" in wide, wide
+    assert "code listing" not in wide, wide  # a listing that scrolls in its own box widens nothing
+    assert sideways(reports["reader-clean"].layout) is None
 
 
 def test_figure_text_smaller_than_the_prose_is_caught(reports):

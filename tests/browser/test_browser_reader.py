@@ -1,6 +1,7 @@
 """Every page as a reader sees it at 1280 px: no Markdown left as text, no stray values,
 no unformatted numbers, nothing wider than the text column, no figure text too small to read,
-no backslash drawn in a formula, and no page but an API reference taller than 15 screens.
+no backslash drawn in a formula, no page wider than the window, and no page but an API
+reference taller than 15 screens.
 
 Opt-in (``pytest tests/browser --browser``), after the strict build: see conftest.py. The rules
 are in reader_defects.py; test_browser_detects_defects.py shows each one failing on a planted defect.
@@ -11,7 +12,7 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, small_figure_text, too_tall, too_wide,
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, sideways, small_figure_text, too_tall, too_wide,
 )
 
 PAGES = toc_pages()
@@ -43,6 +44,12 @@ def test_tables_equations_and_figures_fit_the_column(visit, doc):
     assert layout["viewport"] == 1280, f"{doc}: measured at {layout['viewport']} px, not 1280"
     wide = too_wide(layout)
     assert not wide, f"{doc}: wider than the text column at 1280 px: {wide}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_page_scrolls_sideways(visit, doc):
+    wide = sideways(visit(doc).layout)
+    assert wide is None, f"{doc}: {wide}"
 
 
 @pytest.mark.parametrize("doc", PAGES)

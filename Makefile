@@ -82,13 +82,17 @@ chromium:
 test: $(STAMP) chromium
 	@$(LOCKED) $(MAKE) -f $(SELF) --no-print-directory test-now
 
+# Each stage of make test says when it starts and how long it took (wall seconds).
+STAGE = @start=$$(date +%s); echo "make test: $(1), from $$(date +%T)"; $(2); status=$$?; \
+  echo "make test: $(1) took $$(( $$(date +%s) - start )) s"; exit $$status
+
 test-now:
-	$(BIN)/lint-imports --no-cache
-	$(BIN)/python -m pytest $(PYTEST_OPTS)
-	$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2
-	$(MAKE) -f $(SELF) --no-print-directory book
-	$(BIN)/python -m specbook.faults --gate $(KILL_GATE)
-	$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser
+	$(call STAGE,import layering,$(BIN)/lint-imports --no-cache)
+	$(call STAGE,unit tests and pages,$(BIN)/python -m pytest $(PYTEST_OPTS))
+	$(call STAGE,fault catalogue,$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2)
+	$(call STAGE,strict build,$(MAKE) -f $(SELF) --no-print-directory book)
+	$(call STAGE,kill gate,$(BIN)/python -m specbook.faults --gate $(KILL_GATE))
+	$(call STAGE,browser,$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser)
 
 # One page, in this process: re-run when its key changed (FORCE=1: always), stop at the first
 # failing cell and name the claim; a page that passes is cached for the next make book.

@@ -146,3 +146,49 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         terminalreporter.section("failed claims")
         for where, message in _FAILED_CLAIMS:
             terminalreporter.write_line(f"{where}: {message}")
+
+
+def file_rank(items, schedule: dict[str, float]) -> dict[Path, tuple]:
+    """Each test file's place in the run: the slow files first, then the pages, longest first, then the rest.
+
+    ``make test`` runs pytest with ``-n 2 --dist loadfile``: each worker takes whole files, the
+    next in collection order whenever it is free. Starting the longest files first (the builds
+    of ``tests/book``, then the pages by their times in ``page-schedule.json``) leaves the short
+    files to even out the two workers' ends, instead of a long page starting last on one of them.
+    """
+    rank: dict[Path, tuple] = {}
+    root = Path(__file__).resolve().parent
+    for index, item in enumerate(items):
+        path = Path(item.path)
+        slow = item.get_closest_marker("slow") is not None
+        if path in rank:
+            if slow and rank[path][0] > 0:
+                rank[path] = (0, 0.0, rank[path][2])
+            continue
+        try:
+            page = path.resolve().relative_to(root).as_posix()
+        except ValueError:
+            page = None
+        if slow:
+            rank[path] = (0, 0.0, index)
+        elif path.suffix == ".md":  # a book page, its cells under nbval
+            rank[path] = (1, -schedule.get(page, 0.0), index)
+        else:
+            rank[path] = (2, 0.0, index)
+    return rank
+
+
+def order_items(items: list, schedule: dict[str, float]) -> None:
+    """Sort ``items`` in place, whole files by :func:`file_rank`, each file's tests in their order."""
+    rank = file_rank(items, schedule)
+    position = {id(item): index for index, item in enumerate(items)}
+    items.sort(key=lambda item: (rank[Path(item.path)], position[id(item)]))
+
+
+def pytest_collection_modifyitems(session, config, items):
+    """Order the files longest first (:func:`order_items`), the pages by ``page-schedule.json``."""
+    try:
+        schedule = json.loads((Path(__file__).resolve().parent / "page-schedule.json").read_text())["seconds"]
+    except (OSError, ValueError, KeyError):
+        schedule = {}
+    order_items(items, schedule)

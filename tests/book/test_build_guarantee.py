@@ -16,6 +16,8 @@ from pathlib import Path
 import pytest
 from _pages import FRONT
 
+pytestmark = pytest.mark.slow  # builds (or runs in subprocesses) take tens of seconds: make test starts it early
+
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent
 

@@ -20,6 +20,8 @@ from pathlib import Path
 import jax
 import pytest
 
+pytestmark = pytest.mark.slow  # builds (or runs in subprocesses) take tens of seconds: make test starts it early
+
 HERE = Path(__file__).resolve().parent
 
 

@@ -5,7 +5,8 @@
 #                          (python -m specbook.faults: each fault over its pages in record mode, runs
 #                          kept while current), then the strict build (the ledger gets the kill matrix),
 #                          then the kill gate (every claim broken by a fault: KILL_GATE), then the built
-#                          book in a real browser (Debian's Chromium, installed if missing)
+#                          book in a real browser (Debian's Chromium; where missing, apt installs it in the
+#                          background while the other stages run)
 #   make page PAGE=book/x.md   run one page (if its key changed; FORCE=1 always) and name the claim that failed
 # One of them runs at a time in a tree: a second one waits for the first and says so
 # (python -m specbook.buildlock; SPECBOOK_LOCK_TIMEOUT sets the longest wait, default an hour).
@@ -73,25 +74,44 @@ book-now:
 
 # The browser tests drive Debian's Chromium through Playwright (pip, in the test extra);
 # never `playwright install`, which downloads a browser of its own.
+CHROMIUM_INSTALL ?= $(SUDO) apt-get update -qq && \
+  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null
 chromium:
-	@test -x $(CHROMIUM) || { echo "Installing Chromium (apt)..."; \
-	  $(SUDO) apt-get update -qq && \
-	  DEBIAN_FRONTEND=noninteractive $(SUDO) apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
+	@test -x $(CHROMIUM) || { echo "Installing Chromium (apt)..."; $(CHROMIUM_INSTALL); }
 	@test -x $(CHROMIUM) || { echo "$(CHROMIUM) is still missing"; exit 1; }
 
-test: $(STAMP) chromium
+test: $(STAMP)
 	@$(LOCKED) $(MAKE) -f $(SELF) --no-print-directory test-now
 
 # Each stage of make test says when it starts and how long it took (wall seconds).
 STAGE = @start=$$(date +%s); echo "make test: $(1), from $$(date +%T)"; $(2); status=$$?; \
   echo "make test: $(1) took $$(( $$(date +%s) - start )) s"; exit $$status
 
+# Chromium is needed only by the last stage: where it is missing, apt installs it in the
+# background while the other stages run (its log and exit status under $(BUILD)), and the
+# browser stage waits for it (at most CHROMIUM_WAIT seconds).
+CHROMIUM_LOG    := $(BUILD)/chromium-install.log
+CHROMIUM_STATUS := $(BUILD)/chromium-install.status
+CHROMIUM_WAIT   ?= 900
+
 test-now:
+	@mkdir -p $(BUILD) && rm -f $(CHROMIUM_STATUS) && \
+	if test -x $(CHROMIUM); then echo 0 > $(CHROMIUM_STATUS); else \
+	  echo "make test: $(CHROMIUM) is missing; installing it in the background (log: $(CHROMIUM_LOG))"; \
+	  { $(MAKE) -f $(SELF) --no-print-directory chromium > $(CHROMIUM_LOG) 2>&1 < /dev/null; \
+	    echo $$? > $(CHROMIUM_STATUS).tmp && mv -f $(CHROMIUM_STATUS).tmp $(CHROMIUM_STATUS); } \
+	    > /dev/null 2>&1 < /dev/null & fi
 	$(call STAGE,import layering,$(BIN)/lint-imports --no-cache)
 	$(call STAGE,unit tests and pages,$(BIN)/python -m pytest $(PYTEST_OPTS))
 	$(call STAGE,fault catalogue,$(JAX_CACHE_ENV) $(BIN)/python -m specbook.faults --jobs 2)
 	$(call STAGE,strict build,$(MAKE) -f $(SELF) --no-print-directory book)
 	$(call STAGE,kill gate,$(BIN)/python -m specbook.faults --gate $(KILL_GATE))
+	@waited=0; while ! test -f $(CHROMIUM_STATUS); do \
+	  test $$waited = 0 && echo "make test: waiting for the Chromium install (log: $(CHROMIUM_LOG))"; \
+	  test $$waited -ge $(CHROMIUM_WAIT) && { echo "make test: Chromium not installed after $(CHROMIUM_WAIT) s"; \
+	    tail -20 $(CHROMIUM_LOG); exit 1; }; sleep 1; waited=$$((waited + 1)); done; \
+	test "$$(cat $(CHROMIUM_STATUS))" = 0 || { echo "make test: installing Chromium failed:"; \
+	  tail -40 $(CHROMIUM_LOG); exit 1; }
 	$(call STAGE,browser,$(BIN)/python -m pytest -q -p no:cacheprovider tests/browser --browser)
 
 # One page, in this process: re-run when its key changed (FORCE=1: always), stop at the first

@@ -104,3 +104,41 @@ def test_the_slow_files_and_the_longest_pages_run_first(request):
     assert [names[id(i)] for i in items] == [
         "tests/builds.py:3", "tests/builds.py:4", "book/long.md:5", "book/short.md:1",
         "tests/a.py:0", "tests/a.py:2", "tests/b.py:6"]
+
+
+def _fake_bin(folder: Path) -> Path:
+    """A BIN whose python and lint-imports only log their arguments, one line each, to calls.log."""
+    bin_ = folder / "bin"
+    bin_.mkdir()
+    for name in ("python", "lint-imports"):
+        (bin_ / name).write_text(f'#!/bin/sh\necho "{name} $*" >> "{folder}/calls.log"\n')
+        (bin_ / name).chmod(0o755)
+    return bin_
+
+
+def _test_now(folder: Path, install: str, chromium: Path) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        ["make", "-f", str(ROOT / "Makefile"), "--no-print-directory", "test-now", f"BIN={_fake_bin(folder)}",
+         "STAMP=", f"CHROMIUM={chromium}", f"CHROMIUM_INSTALL={install}", "CHROMIUM_WAIT=60"],
+        cwd=folder, capture_output=True, text=True, timeout=120)
+
+
+def test_a_missing_chromium_installs_beside_the_stages_and_the_browser_stage_waits_for_it(tmp_path):
+    chromium = tmp_path / "chromium"
+    # the install ends only once the fault catalogue has started: the stages ran beside it ($$: make's)
+    install = (f'for i in $$(seq 100); do grep -q specbook.faults "{tmp_path}/calls.log" 2>/dev/null && break; '
+               f'sleep 0.1; done; '
+               f'echo installed >> "{tmp_path}/calls.log"; touch "{chromium}"; chmod +x "{chromium}"')
+    done = _test_now(tmp_path, install, chromium)
+    assert done.returncode == 0, done.stdout + done.stderr
+    calls = (tmp_path / "calls.log").read_text().splitlines()
+    assert calls.index("installed") > calls.index("python -m specbook.faults --jobs 2")
+    assert calls[-1] == "python -m pytest -q -p no:cacheprovider tests/browser --browser"
+    assert "installing it in the background" in done.stdout
+
+
+def test_a_failed_chromium_install_fails_make_test_before_the_browser_stage_with_its_log(tmp_path):
+    done = _test_now(tmp_path, "echo 'E: Unable to locate package chromium'; false", tmp_path / "chromium")
+    assert done.returncode != 0
+    assert "installing Chromium failed" in done.stdout and "Unable to locate package chromium" in done.stdout
+    assert "tests/browser" not in (tmp_path / "calls.log").read_text()

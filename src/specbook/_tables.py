@@ -61,7 +61,7 @@ class Table:
 
     @property
     def markdown(self) -> str:
-        """The table as a MyST ``list-table`` directive: what the book renders."""
+        """The table as a MyST ``list-table`` directive, which is what the book renders."""
         classes = " ".join(("specbook-table", *self.classes))
         widths = " ".join(str(w) for w in self.widths) if self.widths else "auto"
         lines = ["```{list-table}", ":header-rows: 1", f":class: {classes}", f":widths: {widths}", ""]

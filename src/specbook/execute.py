@@ -72,7 +72,7 @@ TIMES = Path("_build") / "page-seconds.json"
 """The file, relative to the book's root, of each page's last execution time in seconds (it orders and balances the runs)."""
 _RECORDER = Path(__file__).with_name("_record.py")
 STALE = 3
-"""The exit status of ``python -m specbook.execute --plan`` when some page would re-run (0: all cached)."""
+"""The exit status of ``python -m specbook.execute --plan`` when some page would re-run (it is 0 when all are cached)."""
 _PARSED: dict[str, Any] = {}  # _read's parsed pages, by path: ((text, config bytes), notebook)
 
 

@@ -48,9 +48,9 @@ NEUTRAL_VARIABLES = re.compile(
     r"JAX_(COMPILATION_CACHE_.*|PERSISTENT_CACHE_.*|RAISE_PERSISTENT_CACHE_ERRORS|EXPLAIN_CACHE_MISSES"
     r"|LOG_COMPILES|LOGGING_LEVEL|DEBUG_LOG_MODULES|TRACEBACK_FILTERING|TRACEBACK_IN_LOCATIONS_LIMIT"
     r"|INCLUDE_FULL_TRACEBACKS_IN_LOCATIONS|ENABLE_X64|PLATFORMS)")
-"""The ``JAX_*`` variables left out of the key: where the persistent compilation cache lives and
-what it keeps (a hit returns the program XLA compiled before), logging, and the two the record
-holds already under its own names (``x64``, ``jax_platforms``)."""
+"""The ``JAX_*`` variables left out of the key, as none of them changes a result. They say where the
+persistent compilation cache lives and what it keeps (a hit returns the program XLA compiled before),
+set logging, or are the two the record holds already under its own names (``x64``, ``jax_platforms``)."""
 
 
 def _version(name: str) -> str | None:

@@ -254,6 +254,37 @@ def sideways(layout: dict) -> str | None:
             f"{culprits or 'nothing outside a scrolling box'}")
 
 
+_TYPE_FIELD = re.compile(r'<dt class="field-\w+">Type<span class="colon">:</span></dt>\s*<dd class="field-\w+"><p>(.*?)</p>', re.S)
+_TYPE_NAME = re.compile(r"^(?:[A-Za-z_][\w.]*|\.\.\.|…)$")
+
+
+def prose_as_type(html: str) -> list[str]:
+    """An API page's "Type" fields that hold prose: a docstring whose first line read ``words: more``.
+
+    Sphinx's Napoleon reads the first line of a data or attribute docstring written as ``type:
+    description`` as the type. A type is names joined by ``|`` and ``,``, with brackets.
+
+    >>> field = '<dt class="field-odd">Type<span class="colon">:</span></dt><dd class="field-odd"><p>{}</p>'
+    >>> prose_as_type(field.format("<a>Callable</a>[[], float] | None") + field.format("tuple[int, …]"))
+    []
+    >>> prose_as_type(field.format("The <code>JAX_*</code> variables left out of the key") + field.format("(a, b), m"))
+    ['The JAX_* variables left out of the key', '(a, b), m']
+    """
+    found = []
+    for match in _TYPE_FIELD.finditer(html):
+        text = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", "", match.group(1))).strip()
+        bare = text
+        while True:
+            inner = re.sub(r"\[[^\[\]]*\]", "", bare)
+            if inner == bare:
+                break
+            bare = inner
+        parts = [part.strip() for part in re.split(r"[|,]", bare)]
+        if not all(_TYPE_NAME.match(part) for part in parts):
+            found.append(text)
+    return found
+
+
 SCREENS = 15
 """The tallest a page may be, in screens of the 1280 x 900 px window the checks read it in."""
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, sideways, small_figure_text, too_tall, too_wide,
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, too_tall, too_wide,
 )
 
 PAGES = toc_pages()
@@ -72,3 +72,10 @@ def test_no_formula_shows_a_backslash(visit, doc):
 def test_a_page_is_at_most_15_screens_tall(visit, doc):
     tall = too_tall(visit(doc).layout, SCREENS)
     assert tall is None, f"{doc}: {tall}; split it where its ideas split, as sub-pages of its chapter"
+
+
+@pytest.mark.parametrize("doc", API_REFERENCES)
+def test_an_api_reference_shows_types_as_types(book_html, doc):
+    prose = prose_as_type((book_html / f"{doc}.html").read_text(encoding="utf-8"))
+    assert not prose, (f"{doc}: a docstring's first line read as its type (write no 'words: more' there): "
+                       + "; ".join(prose))

@@ -124,7 +124,7 @@ class BallNode(Node):
             "Height of the collision surface; without it there is no contact at all",
         ),
     )
-    """The one boundary input, ``table_position`` (m): the table, a half-space below which the ball may not go."""
+    """The one boundary input ``table_position`` (m), the height of the table, a half-space below which the ball may not go."""
 
     def __init__(
         self,

@@ -101,12 +101,12 @@ class Geometry:
     wall_maxima: ClassVar[int] = 1
     """How many local deepest points a flat wall can hold on the kind at once (an upper count)."""
     axisymmetric: ClassVar[bool] = False
-    """A body of revolution about its own ``z`` axis: the normal at every support point meets the axis."""
+    """Whether the hull is a body of revolution about its own ``z`` axis, so the normal at every support point meets the axis."""
     centred_point: ClassVar[bool] = False
     """Whether the hull is a ball about its origin (every surface normal passes through the centre)."""
     hint_free: ClassVar[bool] = False
-    """Whether ``support_near`` ignores its hint (the support is one point for a direction): every start
-    along one direction reaches the same point, so a hold need search it once."""
+    """Whether ``support_near`` ignores its hint, the support being one point for a direction. Every
+    start along one direction reaches the same point, so a hold need search it once."""
 
     @property
     def size(self) -> float:  # pragma: no cover - every kind overrides

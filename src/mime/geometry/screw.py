@@ -103,7 +103,7 @@ class Screw(Geometry):
     # -- the support ------------------------------------------------------------------
     @property
     def shape(self) -> tuple[float, float, float, float]:
-        """``(core_radius, thread_depth, pitch, length)``, m: the numbers the surface depends on."""
+        """The numbers the surface depends on, ``(core_radius, thread_depth, pitch, length)``, in m."""
         return (self.core_radius, self.thread_depth, self.pitch, self.length)
 
     @property

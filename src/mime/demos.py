@@ -649,9 +649,11 @@ def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
         one = jnp.asarray(1, jnp.int32)
 
         def after(inputs: Any, k: int) -> RigidState:
-            # one step from the k-th start: the run's own compiled chunk, its first step only
+            # one step from the k-th start: the run's own compiled chunk, its first step only. The step's
+            # number is passed as run_scan passes it, a float64 array (jnp.asarray(float(k)) is weakly typed,
+            # which keys a second compilation of the chunk for the same arithmetic)
             start = jax.tree_util.tree_map(lambda a: jnp.asarray(a[k]), starts)
-            _, (states, _) = scan_chunk(inputs, start, DT, jnp.asarray(float(k)), one)
+            _, (states, _) = scan_chunk(inputs, start, DT, jnp.asarray(k, jnp.float64), one)
             return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), states)
 
         def differ(a: RigidState, b: RigidState) -> bool:

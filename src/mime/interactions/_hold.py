@@ -143,7 +143,7 @@ class SecondPass(NamedTuple):
     ``points`` are the second pass's own points to refine as the pose turns (``refine``, once per
     re-linearisation, and once for each re-linearisation left when they stop); ``settled`` (traced
     bool) says that refining them again at a pose where they were refined leaves them as they are
-    (those last refinements are then skipped); ``size`` the rows' count; ``first_rows(v)`` spreads a
+    (those last refinements are then not made); ``size`` the rows' count; ``first_rows(v)`` spreads a
     first-pass ``(k,)`` vector over them; ``by_samples``, ``short`` the rows' flags.
     """
 
@@ -269,13 +269,15 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
     second = hold.second_pass(A, chosen.again)
     inv_m, inv_I = 1.0 / free.mass, 1.0 / free.inertia
 
-    def project(_: Array, carry: _Projected) -> _Projected:
-        k, xx, qq, mu_sum, any_projected, moved, pB = carry
+    def more(carry: _Projected) -> Array:
         # an iteration after one that moved nothing finds the pose as it was: it only searches the second
-        # pass's points again there (the searches it would have made), and re-linearises nothing
-        relinearising = (k == 0) | moved
+        # pass's points again there (the searches it would have made), unless those are settled
+        return (carry.iteration < PROJECTION_ITERATIONS) & ((carry.iteration == 0) | carry.moved | ~second.settled)
+
+    def project(carry: _Projected) -> _Projected:
+        k, xx, qq, mu_sum, any_projected, moved, pB = carry
         # the second pass's support points follow the body's own deepest point as the projection turns it
-        pB = jax.lax.cond(relinearising | ~second.settled, second.refine, lambda xx, qq, pB: pB, xx, qq, pB)
+        pB = second.refine(xx, qq, pB)
 
         def relinearise() -> tuple[Array, Array, Array, Array, Array]:
             n2, g2, l2 = second.rows(xx, qq, pB)
@@ -290,14 +292,15 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
         def stopped() -> tuple[Array, Array, Array, Array, Array]:
             return xx, qq, mu_sum, any_projected, jnp.array(False)
 
-        xx, qq, mu_sum, any_projected, go = jax.lax.cond(relinearising, relinearise, stopped)
+        # the re-linearisations stop after an iteration that moved nothing
+        xx, qq, mu_sum, any_projected, go = jax.lax.cond((k == 0) | moved, relinearise, stopped)
         return _Projected(k + 1, xx, qq, mu_sum, any_projected, go, pB)
 
-    # every iteration in one loop, the stopped ones too, so that the compiled step holds the second pass's
-    # search (the support query's code) once
+    # the re-linearisations and the searches the stopped ones would have made run in one loop, so that the
+    # compiled step holds the second pass's search (the support query's code) once
     start = _Projected(jnp.zeros((), jnp.int32), x1, q1, jnp.zeros(second.size, x.dtype), jnp.array(False),
                        jnp.array(False), second.points)
-    _, x2, q2, mu, projected, _, pB = jax.lax.fori_loop(0, PROJECTION_ITERATIONS, project, start)
+    _, x2, q2, mu, projected, _, pB = jax.lax.while_loop(more, project, start)
     n2, g2, l2 = second.rows(x2, q2, pB)
     K2 = gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed

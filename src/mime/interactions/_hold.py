@@ -580,14 +580,13 @@ class HullHold:
         p_ns = S[groups, i_ns]
 
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
-            def once(_: Array, carry: tuple[Array, Array]) -> tuple[Array, Array]:
-                pt, _ = carry
-                _, n = surface.distance_and_normal(x + R @ pt)
-                return self.support(p, -(R.T @ n), pt)
-
-            # a curved wall's search runs twice, the second along the normal at the point the first found:
-            # a rolled loop of two, so that the compiled step holds the support query's code once here
-            return jax.lax.fori_loop(0, 1 if surface.flat else 2, once, (hint, jnp.array(False)))
+            Xh = x + R @ hint
+            _, n0 = surface.distance_and_normal(Xh)
+            pt, ok = self.support(p, -(R.T @ n0), hint)
+            if not surface.flat:
+                _, n1 = surface.distance_and_normal(x + R @ pt)
+                pt, ok = self.support(p, -(R.T @ n1), pt)
+            return pt, ok
 
         # starts, one round each: the nearest sample, then each next nearest lying apart from those
         # taken; the search from each, the deepest converged point kept (the first of equals). The

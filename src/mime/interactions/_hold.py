@@ -141,15 +141,16 @@ class SecondPass(NamedTuple):
 
     ``rows(x, q, points)`` gives ``(normal, gap, lever)`` of the second pass's rows at the pose;
     ``points`` are the second pass's own points to refine as the pose turns (``refine``, once per
-    re-linearisation; ``refine_times(x, q, points, k)`` for ``k`` of them at one pose);
-    ``size`` the rows' count; ``first_rows(v)`` spreads a first-pass ``(k,)`` vector over them;
-    ``by_samples``, ``short`` the rows' flags.
+    re-linearisation, and once for each re-linearisation left when they stop); ``settled`` (traced
+    bool) says that refining them again at a pose where they were refined leaves them as they are
+    (those last refinements are then not made); ``size`` the rows' count; ``first_rows(v)`` spreads a
+    first-pass ``(k,)`` vector over them; ``by_samples``, ``short`` the rows' flags.
     """
 
     rows: Callable[[Array, Array, Array], tuple[Array, Array, Array]]
     points: Array
     refine: Callable[[Array, Array, Array], Array]
-    refine_times: Callable[[Array, Array, Array, Array], Array]
+    settled: Array
     size: int
     first_rows: Callable[[Array], Array]
     by_samples: Array
@@ -197,7 +198,7 @@ def first_pass_at(hold: PointChoice, A: Held, free: FreeSolve, dt: Array) -> Fir
 
 
 class _Projected(NamedTuple):
-    """The projection's carry: how many iterations ran, the pose so far, the summed multipliers
+    """The projection's carry: the iterations done, the pose so far, the summed multipliers
     (kg m), whether any iteration moved the pose and whether the last did, and the second pass's
     points searched again as it turns."""
 
@@ -269,29 +270,37 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
     inv_m, inv_I = 1.0 / free.mass, 1.0 / free.inertia
 
     def more(carry: _Projected) -> Array:
-        # an iteration that moved nothing leaves the pose as it was: the next would only search the
-        # second pass's points again there (done below), so the re-linearisations stop
-        return (carry.iteration < PROJECTION_ITERATIONS) & ((carry.iteration == 0) | carry.moved)
+        # an iteration after one that moved nothing finds the pose as it was: it only searches the second
+        # pass's points again there (the searches it would have made), unless those are settled
+        return (carry.iteration < PROJECTION_ITERATIONS) & ((carry.iteration == 0) | carry.moved | ~second.settled)
 
     def project(carry: _Projected) -> _Projected:
-        k, xx, qq, mu_sum, any_projected, _, pB = carry
+        k, xx, qq, mu_sum, any_projected, moved, pB = carry
         # the second pass's support points follow the body's own deepest point as the projection turns it
         pB = second.refine(xx, qq, pB)
-        n2, g2, l2 = second.rows(xx, qq, pB)
-        past = jnp.any(g2 < -contact_band(xx, hold.extent, hold.margin))
-        K2 = gram(n2, l2, inv_m, inv_I)
-        mu, _, _ = solve(past, K2, g2, jnp.zeros_like(g2), jnp.isfinite(g2), hold.projection_sweeps)
-        go = past & jnp.any(mu > 0)
-        xp = xx + (n2.T @ mu) * inv_m
-        qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
-        return _Projected(k + 1, jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0),
-                          any_projected | go, go, pB)
 
+        def relinearise() -> tuple[Array, Array, Array, Array, Array]:
+            n2, g2, l2 = second.rows(xx, qq, pB)
+            past = jnp.any(g2 < -contact_band(xx, hold.extent, hold.margin))
+            K2 = gram(n2, l2, inv_m, inv_I)
+            mu, _, _ = solve(past, K2, g2, jnp.zeros_like(g2), jnp.isfinite(g2), hold.projection_sweeps)
+            go = past & jnp.any(mu > 0)
+            xp = xx + (n2.T @ mu) * inv_m
+            qp = rotation.normalise(rotation.compose(qq, rotation.exp_body((l2.T @ mu) * inv_I)))
+            return jnp.where(go, xp, xx), jnp.where(go, qp, qq), mu_sum + jnp.where(go, mu, 0.0), any_projected | go, go
+
+        def stopped() -> tuple[Array, Array, Array, Array, Array]:
+            return xx, qq, mu_sum, any_projected, jnp.array(False)
+
+        # the re-linearisations stop after an iteration that moved nothing
+        xx, qq, mu_sum, any_projected, go = jax.lax.cond((k == 0) | moved, relinearise, stopped)
+        return _Projected(k + 1, xx, qq, mu_sum, any_projected, go, pB)
+
+    # the re-linearisations and the searches the stopped ones would have made run in one loop, so that the
+    # compiled step holds the second pass's search (the support query's code) once
     start = _Projected(jnp.zeros((), jnp.int32), x1, q1, jnp.zeros(second.size, x.dtype), jnp.array(False),
                        jnp.array(False), second.points)
-    ran, x2, q2, mu, projected, _, pB = jax.lax.while_loop(more, project, start)
-    # the searches the stopped iterations would have made, at the pose they would have left as it was
-    pB = second.refine_times(x2, q2, pB, PROJECTION_ITERATIONS - ran)
+    _, x2, q2, mu, projected, _, pB = jax.lax.while_loop(more, project, start)
     n2, g2, l2 = second.rows(x2, q2, pB)
     K2 = gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed
@@ -670,16 +679,12 @@ class HullHold:
         def rows(x: Array, q: Array, points: Array) -> tuple[Array, Array, Array]:
             return self.rows_at(x, q, jnp.concatenate([first.point, points]), masks)
 
-        def refine_times(x: Array, q: Array, points: Array, times: Array) -> Array:
-            # a search that ignores where it starts lands, again, where it did; samples stay
-            keep = self.search_once | ~self.any_support
-            return jax.lax.cond(keep, lambda p: p, lambda p: self.refine(x, q, again, p, times * iterations), points)
-
         return SecondPass(
             rows=rows,
             points=again.point,
             refine=lambda x, q, points: self.refine(x, q, again, points, iterations),
-            refine_times=refine_times,
+            # a search that ignores where it starts lands, again, where it did; samples stay
+            settled=self.search_once | ~self.any_support,
             size=2 * GROUPS,
             first_rows=lambda v: jnp.concatenate([v, jnp.zeros(again.gap.shape, bool)]),
             by_samples=jnp.concatenate([first.by_samples, again.by_samples]),

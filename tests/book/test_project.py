@@ -85,27 +85,6 @@ def test_the_bibliography_holds_the_seeds_references():
         assert re.search(rf"@\w+\{{{key},", bib), key
 
 
-def test_the_slow_files_and_the_longest_pages_run_first(request):
-    """The root conftest orders whole files: the slow ones, then the pages by their recorded
-    times (longest first), then the rest, each file's own tests in their order."""
-    root_conftest = request.config.pluginmanager.get_plugin(str(ROOT / "conftest.py"))
-
-    class Item:
-        def __init__(self, path: str, slow: bool = False):
-            self.path, self.slow = ROOT / path, slow
-
-        def get_closest_marker(self, name):
-            return object() if name == "slow" and self.slow else None
-
-    items = [Item("tests/a.py"), Item("book/short.md"), Item("tests/a.py"), Item("tests/builds.py"),
-             Item("tests/builds.py", slow=True), Item("book/long.md"), Item("tests/b.py")]
-    names = {id(i): f"{i.path.relative_to(ROOT)}:{n}" for n, i in enumerate(items)}
-    root_conftest.order_items(items, {"book/long.md": 9.0, "book/short.md": 1.0})
-    assert [names[id(i)] for i in items] == [
-        "tests/builds.py:3", "tests/builds.py:4", "book/long.md:5", "book/short.md:1",
-        "tests/a.py:0", "tests/a.py:2", "tests/b.py:6"]
-
-
 def _fake_bin(folder: Path) -> Path:
     """A BIN whose python and lint-imports only log their arguments, one line each, to calls.log."""
     bin_ = folder / "bin"

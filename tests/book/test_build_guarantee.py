@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from _pages import FRONT
 
-pytestmark = pytest.mark.slow  # builds (or runs in subprocesses) take tens of seconds: make test starts it early
+pytestmark = pytest.mark.slow  # its builds (or subprocess runs) take tens of seconds
 
 ROOT = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

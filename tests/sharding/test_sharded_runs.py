@@ -20,7 +20,7 @@ from pathlib import Path
 import jax
 import pytest
 
-pytestmark = pytest.mark.slow  # builds (or runs in subprocesses) take tens of seconds: make test starts it early
+pytestmark = pytest.mark.slow  # its builds (or subprocess runs) take tens of seconds
 
 HERE = Path(__file__).resolve().parent
 

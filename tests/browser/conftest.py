@@ -15,6 +15,7 @@ failure of the page that made it.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import http.server
 import queue
@@ -89,20 +90,28 @@ def book_server(book_html):
         thread.join(timeout=10)
 
 
-@pytest.fixture(scope="session")
-def chromium():
-    """Debian's Chromium, headless, launched by Playwright (never a downloaded browser)."""
+@contextlib.contextmanager
+def launched():
+    """Debian's Chromium, headless, launched by a Playwright of this thread's own (never a downloaded
+    browser); Playwright gives it a fresh, temporary profile. Closed on leaving."""
     if not CHROMIUM.exists():
         pytest.fail(f"{CHROMIUM} is missing: `make test` installs it with apt (package chromium)",
                     pytrace=False)
     from playwright.sync_api import sync_playwright
 
-    with sync_playwright() as playwright:  # Playwright gives the browser a fresh, temporary profile
+    with sync_playwright() as playwright:
         browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=CHROMIUM_FLAGS)
         try:
             yield browser
         finally:
             browser.close()
+
+
+@pytest.fixture(scope="session")
+def chromium():
+    """The session's Chromium (:func:`launched`), for the tests that drive a page themselves."""
+    with launched() as browser:
+        yield browser
 
 
 @pytest.fixture(scope="session")
@@ -113,70 +122,61 @@ def screenshots(book_html) -> Path:
 
 
 VISITORS = 2
-"""Browsers that visit the book's pages at once, each in a thread of its own. A visit spends
-most of its time waiting (for the network to go quiet, for MathJax, for a screenshot), so two
-overlap where one would idle; on 2 cores a third gains nothing."""
+"""Browsers that visit the book's pages at once, each in a thread of its own. A visit spends much
+of its time waiting (for the network to go quiet, for MathJax, for the screenshot), so two
+overlap where one would idle."""
 
 
 @pytest.fixture(scope="session")
 def visit(book_server, book_html, screenshots):
     """``visit(doc)``: the report of one page seen in the browser, made once per session.
 
-    The first call starts :data:`VISITORS` threads, each with its own Playwright and Chromium
-    (Playwright's objects belong to the thread that made them), and queues every page of the
+    The first call starts :data:`VISITORS` threads, each with its own Chromium (:func:`launched`:
+    Playwright's objects belong to the thread that made them), and queues every page of the
     table of contents in reading order; a call waits for its page's report. A visit that
     raised, or a browser that would not start, raises where its page is asked for.
     """
     from book_pages import toc_pages  # noqa: PLC0415
     from browser_visit import visit_page  # noqa: PLC0415
 
-    if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it with apt (package chromium)", pytrace=False)
     reports: dict[str, object] = {}
     done: dict[str, threading.Event] = {}
-    lock = threading.Lock()
     todo: queue.Queue[str | None] = queue.Queue()
     threads: list[threading.Thread] = []
 
     def worker() -> None:
-        from playwright.sync_api import sync_playwright  # noqa: PLC0415
-
+        doc: str | None = ""  # none taken yet
         try:
-            with sync_playwright() as playwright:
-                browser = playwright.chromium.launch(executable_path=str(CHROMIUM), headless=True,
-                                                     args=CHROMIUM_FLAGS)
-                try:
-                    while (doc := todo.get()) is not None:
-                        try:
-                            reports[doc] = visit_page(browser, book_server, book_html, doc, screenshots)
-                        except Exception as exc:  # noqa: BLE001 - raised by the test that asks for the page
-                            reports[doc] = exc
-                        done[doc].set()
-                finally:
-                    browser.close()
-        except Exception as exc:  # noqa: BLE001 - no browser: every page still asked for fails with this
-            while (doc := todo.get()) is not None:
+            with launched() as browser:
+                while (doc := todo.get()) is not None:
+                    try:
+                        reports[doc] = visit_page(browser, book_server, book_html, doc, screenshots)
+                    except Exception as exc:  # noqa: BLE001 - raised by the test that asks for the page
+                        reports[doc] = exc
+                    done[doc].set()
+        except BaseException as exc:  # noqa: BLE001 - no browser (pytest.fail is a BaseException)
+            if doc == "":
+                doc = todo.get()
+            while doc is not None:  # every page still asked for fails with this, until the end
                 reports[doc] = exc
                 done[doc].set()
-
-    def ask(docs: list[str]) -> None:
-        with lock:
-            if not threads:
-                for _ in range(VISITORS):
-                    threads.append(threading.Thread(target=worker, name="book-visitor", daemon=True))
-                    threads[-1].start()
-            for doc in docs:
-                if doc not in done:
-                    done[doc] = threading.Event()
-                    todo.put(doc)
+                doc = todo.get()
 
     def _visit(doc: str):
         if doc not in done:
-            ask([*toc_pages(), doc])
+            if not threads:
+                threads.extend(threading.Thread(target=worker, name="book-visitor", daemon=True)
+                               for _ in range(VISITORS))
+                for thread in threads:
+                    thread.start()
+            for page in (*toc_pages(), doc):
+                if page not in done:
+                    done[page] = threading.Event()
+                    todo.put(page)
         if not done[doc].wait(timeout=600):
             pytest.fail(f"{doc}: no visit report after 600 s", pytrace=False)
         report = reports[doc]
-        if isinstance(report, Exception):
+        if isinstance(report, BaseException):
             raise report
         return report
 

@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mime._pytree import replace
 from mime._simulate import BodyRun, RunRecord, run_body
 from mime.dynamics import ContactReport, RigidState
 from mime.errors import invalid
@@ -462,8 +463,6 @@ class TwoWalls:
 
 def two_walls(steps: int = STEPS) -> TwoWalls:
     """The short capsule turned by a torque until it jams across the tube, both ends pressed into the wall."""
-    from mime._pytree import replace
-
     mass = 1e-6
     body = make_body(
         SHORT_CAPSULE, mass=mass, name="capsule", orientation=lying_orientation(math.radians(60.0)),
@@ -638,7 +637,6 @@ class TouchingIsForce:
 
 def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
-    from mime._pytree import replace
     from mime.dynamics import FreeFlight
     from mime.nodes.rigid import scan_chunk
 

@@ -16,7 +16,7 @@ from pathlib import Path
 import urllib.request
 from urllib.parse import urlsplit
 
-from reader_defects import READ_LAYOUT, SCREENS
+from reader_defects import READ_LAYOUT, SCREENS, too_tall
 
 # Runs in the page once it has loaded: waits for MathJax and the images, then reads.
 _READ_PAGE = r"""
@@ -147,11 +147,10 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
         shot = screenshots / (doc.replace("/", "__") + ".png")
         # The whole page, or its first SCREENS screens where it is taller (only an API reference
         # may be: one of 170 screens takes Chromium 25 s to draw, and nobody reads it as a picture).
-        viewport = page.viewport_size or {"width": 1280, "height": 900}
-        tallest = SCREENS * viewport["height"]
-        if report.layout.get("height", 0) > tallest:
+        if too_tall(report.layout, SCREENS) is not None:
+            width, screen = report.layout["viewport"], report.layout["screen"]
             page.screenshot(path=str(shot), full_page=True,
-                            clip={"x": 0, "y": 0, "width": viewport["width"], "height": tallest})
+                            clip={"x": 0, "y": 0, "width": width, "height": SCREENS * screen})
             report.screenshot_cropped = True
         else:
             page.screenshot(path=str(shot), full_page=True)

@@ -45,9 +45,15 @@ if "jax" in sys.modules:  # imported before this file (by a plugin): its config 
 
 try:  # the test extras provide both; without them pages are simply not collected
     import jupytext
+    import nbval.kernel
     from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 except ImportError:  # pragma: no cover
     jupytext = None
+else:  # nbval's kernels talk over Unix sockets of their own, as the build's do (no TCP port race)
+    from specbook._kernels import OverUnixSockets
+
+    if not issubclass(nbval.kernel.KernelManager, OverUnixSockets):
+        nbval.kernel.KernelManager = type("KernelManager", (OverUnixSockets, nbval.kernel.KernelManager), {})
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 _FAILED_CLAIMS: list[tuple[str, str]] = []

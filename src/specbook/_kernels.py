@@ -17,6 +17,9 @@ is why the book's own page runs, whose keys decide what an author waits for, sta
 afresh: a SciPy upgrade must re-run only the pages that import SciPy.
 A JAX or XLA setting other than the server's (JAX reads them when it is imported) gets an
 ordinary kernel, as does any failure to reach the server.
+
+Every kernel the book starts, forked or not (and nbval's, through the root ``conftest.py``), talks
+to its client over Unix sockets of its own (:class:`OverUnixSockets`), not over TCP ports.
 """
 
 from __future__ import annotations
@@ -26,11 +29,12 @@ import subprocess
 import sys
 import tempfile
 import threading
+import uuid
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-__all__ = ["FORK_ENV", "PRELOAD", "KernelServer", "forking", "manager_class"]
+__all__ = ["FORK_ENV", "PRELOAD", "KernelServer", "OverUnixSockets", "forking", "manager_class"]
 
 FORK_ENV = "SPECBOOK_FORK_KERNELS"
 """Set to ``0``: every page's kernel is started afresh instead of forked (to compare, or to rule the fork out)."""
@@ -113,16 +117,46 @@ class KernelServer:
             self._folder = None
 
 
+class OverUnixSockets:
+    """A kernel manager mixin: the kernel's five channels are Unix sockets no other kernel uses.
+
+    Over TCP, jupyter_client picks five free ports by binding port 0 and letting each go, and the
+    kernel binds them when it has started, up to a second or two later. Another process starting a
+    kernel in between can take one of them; the kernel then dies before it replies ("Address already
+    in use"), which failed a page of ``make test`` once while the other pytest worker started kernels.
+    Here the channels are the files ``<prefix>-1`` to ``<prefix>-5``, with a prefix drawn afresh for
+    each manager in the temporary folder (jupyter_client's own ``ipc`` default, ``kernel-ipc`` in the
+    working folder, is shared by every kernel started there). jupyter_client deletes them at shutdown.
+    Where Unix sockets do not exist (Windows), the kernel keeps TCP.
+
+    >>> from jupyter_client.manager import KernelManager
+    >>> manager = type("Manager", (OverUnixSockets, KernelManager), {})()
+    >>> manager.transport, manager.ip.startswith(tempfile.gettempdir()), manager.ip == type(manager)().ip
+    ('ipc', True, False)
+    """
+
+    def __init__(self, **kwargs) -> None:
+        if os.name == "posix":
+            kwargs.setdefault("transport", "ipc")
+            kwargs.setdefault("ip", os.path.join(tempfile.gettempdir(), f"specbook-kernel-{uuid.uuid4().hex[:12]}"))
+        super().__init__(**kwargs)
+
+
+class _Manager(OverUnixSockets, AsyncKernelManager):
+    """nbclient's kernel manager for a kernel started afresh, over Unix sockets."""
+
+
 def manager_class(server: str | None) -> type[AsyncKernelManager]:
     """nbclient's kernel manager for kernels forked by the server at ``server`` (None: ordinary kernels).
 
     Only a kernel that ``python -m ipykernel_launcher`` with this interpreter would start is
-    forked; any other kernel command is left as it is.
+    forked; any other kernel command is left as it is. Either way it talks over Unix sockets
+    (:class:`OverUnixSockets`).
     """
     if server is None:
-        return AsyncKernelManager
+        return _Manager
 
-    class ForkedKernelManager(AsyncKernelManager):
+    class ForkedKernelManager(_Manager):
         def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
             cmd = super().format_kernel_cmd(extra_arguments)
             if (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]

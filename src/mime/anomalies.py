@@ -275,7 +275,7 @@ def second_pass_catches(experiment: Any, states: Any, dt: float) -> dict[str, An
     n = len(states["position"])
     with jax.enable_x64(True):
         inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
-        f = jax.vmap(lambda s, t: _passes(inputs, s, t, dt))
+        f = jax.jit(jax.vmap(lambda s, t: _passes(inputs, s, t, dt)))
         first, second, band = (np.asarray(a) for a in f(jax.tree_util.tree_map(jnp.asarray, starts), dt * jnp.arange(n)))
     caught = (second < -band) & (first >= -band)
     return {"caught": caught, "first": first, "second": second, "band": band}

@@ -127,7 +127,10 @@ if jupytext is not None:
 def pytest_sessionfinish(session, exitstatus):
     if exitstatus != 0 or os.environ.get("SPECBOOK_FAULT"):
         return  # a failed run, or any run of a fault's patched code, is no record of what the pages glue
+    from specbook.keys import source_hashes
+
     root = Path(__file__).resolve().parent
+    code = source_hashes(root)  # a later edit of src/ makes every record here stale
     for path, glue in _PAGE_GLUE.items():
         try:
             doc = path.resolve().relative_to(root).with_suffix("")
@@ -136,7 +139,7 @@ def pytest_sessionfinish(session, exitstatus):
         record = _GLUE_RECORDS / f"{doc}.json"
         record.parent.mkdir(parents=True, exist_ok=True)
         record.write_text(json.dumps({"source_sha256": hashlib.sha256(path.read_bytes()).hexdigest(),
-                                      "glue": glue}, sort_keys=True))
+                                      "code": code, "glue": glue}, sort_keys=True))
 
 
 def pytest_runtest_logreport(report):

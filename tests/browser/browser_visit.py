@@ -138,7 +138,9 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
     page.on("response", lambda resp: resp.status >= 400 and report.failed_requests.append(
         f"{resp.url}: HTTP {resp.status}"))
     try:
-        response = page.goto(url, wait_until="networkidle", timeout=60_000)
+        # "load": the page and its scripts (MathJax among them) are in; _READ_PAGE then waits for
+        # MathJax and the images, and the wait for the network below comes before the screenshot
+        response = page.goto(url, wait_until="load", timeout=60_000)
         report.status = response.status if response else None
         report.page = page.evaluate(_READ_PAGE)
         report.layout = page.evaluate(READ_LAYOUT)

@@ -1,7 +1,8 @@
 """Every page, twice: the values the strict build glued against a second, independent run.
 
 The second run is the nbval run of the same ``make test`` when it left a record
-(``_build/nbval_glue/<page>.json``, holding the page's source hash), else a fresh
+(``_build/nbval_glue/<page>.json``, holding the hashes of the page's text and of every file
+under ``src/``) and neither has changed since, else a fresh
 execution here, in its own kernel, of the page's text as the build read it
 (``_build/html/_sources``). Either way each page has been run
 twice, and every glued value must be identical: the glued text is the ``repr`` of
@@ -16,6 +17,8 @@ import json
 import pytest
 from book_pages import ROOT, built_source, execute_page, glued_values, notebook_glue, toc_pages
 
+from specbook.keys import source_hashes
+
 PAGES = toc_pages()
 
 
@@ -24,7 +27,8 @@ def _second_run(book_html, doc: str) -> tuple[str, dict]:
     record = book_html.parent / "nbval_glue" / f"{doc}.json"
     if record.exists():
         saved = json.loads(record.read_text(encoding="utf-8"))
-        if saved.get("source_sha256") == hashlib.sha256(source.read_bytes()).hexdigest():
+        if (saved.get("source_sha256") == hashlib.sha256(source.read_bytes()).hexdigest()
+                and saved.get("code") == source_hashes(ROOT)):
             return "the nbval run", saved["glue"]
     return "a fresh run", notebook_glue(execute_page(source, cwd=(ROOT / doc).parent))
 

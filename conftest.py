@@ -49,11 +49,30 @@ try:  # the test extras provide both; without them pages are simply not collecte
     from nbval.plugin import IPyNbCell, IPyNbFile, find_comment_markers, find_metadata_tags
 except ImportError:  # pragma: no cover
     jupytext = None
-else:  # nbval's kernels talk over Unix sockets of their own, as the build's do (no TCP port race)
-    from specbook._kernels import OverUnixSockets
+else:
+    from specbook._kernels import ForkedKernels, KernelServer, OverUnixSockets, forking
+
+    _SERVER: KernelServer | None = None
+
+    def _kernel_server() -> str | None:
+        """This process's kernel server, started at the first page's kernel (None: kernels start afresh)."""
+        global _SERVER
+        if _SERVER is None and forking():
+            _SERVER = KernelServer().__enter__()
+        return _SERVER.path if _SERVER is not None else None
+
+    class _PageKernels(OverUnixSockets, ForkedKernels, nbval.kernel.KernelManager):
+        """nbval's kernels, as the fault catalogue's: forked from a process that has imported JAX,
+        SciPy and matplotlib already (``specbook._kernels``; ``SPECBOOK_FORK_KERNELS=0`` starts them
+        afresh), over Unix sockets of their own. No key is made from an nbval run, so the modules the
+        server preloaded cannot key a page by more than it uses, as they would the build's runs."""
+
+        @property
+        def fork_server(self) -> str | None:
+            return _kernel_server()
 
     if not issubclass(nbval.kernel.KernelManager, OverUnixSockets):
-        nbval.kernel.KernelManager = type("KernelManager", (OverUnixSockets, nbval.kernel.KernelManager), {})
+        nbval.kernel.KernelManager = _PageKernels
 
 _FRONT_MATTER = re.compile(r"\A---\s*\n(.*?)\n---\s*\n", re.S)
 _FAILED_CLAIMS: list[tuple[str, str]] = []
@@ -125,6 +144,9 @@ if jupytext is not None:
 
 
 def pytest_sessionfinish(session, exitstatus):
+    server = globals().get("_SERVER")
+    if server is not None:
+        server.__exit__(None, None, None)
     if exitstatus != 0 or os.environ.get("SPECBOOK_FAULT"):
         return  # a failed run, or any run of a fault's patched code, is no record of what the pages glue
     from specbook.keys import source_hashes

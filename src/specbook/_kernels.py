@@ -14,7 +14,8 @@ preloaded libraries are in ``sys.modules`` before the first cell, so the recorde
 the distributions the page used even when the page never imports them (a run keyed by one version
 more than it needs: it can only run again when it need not, never be kept when it should not). That
 is why the book's own page runs, whose keys decide what an author waits for, start their kernels
-afresh: a SciPy upgrade must re-run only the pages that import SciPy.
+afresh: a SciPy upgrade must re-run only the pages that import SciPy. The fault catalogue's runs
+and nbval's (the root ``conftest.py``) make no page key, and are forked.
 A JAX or XLA setting other than the server's (JAX reads them when it is imported) gets an
 ordinary kernel, as does any failure to reach the server.
 
@@ -34,7 +35,7 @@ from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
 
-__all__ = ["FORK_ENV", "PRELOAD", "KernelServer", "OverUnixSockets", "forking", "manager_class"]
+__all__ = ["FORK_ENV", "PRELOAD", "ForkedKernels", "KernelServer", "OverUnixSockets", "forking", "manager_class"]
 
 FORK_ENV = "SPECBOOK_FORK_KERNELS"
 """Set to ``0``: every page's kernel is started afresh instead of forked (to compare, or to rule the fork out)."""
@@ -142,26 +143,35 @@ class OverUnixSockets:
         super().__init__(**kwargs)
 
 
-class _Manager(OverUnixSockets, AsyncKernelManager):
-    """nbclient's kernel manager for a kernel started afresh, over Unix sockets."""
+class ForkedKernels:
+    """A kernel manager mixin: the kernel is forked by the server at :attr:`fork_server` (a
+    :class:`KernelServer`'s ``path``; None: started afresh).
+
+    Only a kernel that ``python -m ipykernel_launcher`` with this interpreter would start is
+    forked; any other kernel command is left as it is.
+    """
+
+    fork_server: str | None = None
+
+    def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
+        cmd = super().format_kernel_cmd(extra_arguments)
+        server = self.fork_server
+        if (server is not None and len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
+                and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable)):
+            return [sys.executable, "-I", "-S", str(_CLIENT), server, *cmd[3:]]
+        return cmd
+
+
+class _Manager(OverUnixSockets, ForkedKernels, AsyncKernelManager):
+    """nbclient's kernel manager: over Unix sockets, forked where a server is given."""
 
 
 def manager_class(server: str | None) -> type[AsyncKernelManager]:
     """nbclient's kernel manager for kernels forked by the server at ``server`` (None: ordinary kernels).
 
-    Only a kernel that ``python -m ipykernel_launcher`` with this interpreter would start is
-    forked; any other kernel command is left as it is. Either way it talks over Unix sockets
-    (:class:`OverUnixSockets`).
+    Either way the kernel talks over Unix sockets (:class:`OverUnixSockets`); see
+    :class:`ForkedKernels` for which kernels are forked.
     """
     if server is None:
         return _Manager
-
-    class ForkedKernelManager(_Manager):
-        def format_kernel_cmd(self, extra_arguments: list[str] | None = None) -> list[str]:
-            cmd = super().format_kernel_cmd(extra_arguments)
-            if (len(cmd) >= 3 and cmd[1:3] == ["-m", "ipykernel_launcher"]
-                    and os.path.realpath(cmd[0]) == os.path.realpath(sys.executable)):
-                return [sys.executable, "-I", "-S", str(_CLIENT), server, *cmd[3:]]
-            return cmd
-
-    return ForkedKernelManager
+    return type("ForkedKernelManager", (_Manager,), {"fork_server": server})

@@ -12,6 +12,8 @@ from __future__ import annotations
 import json
 import os
 import shutil
+import subprocess
+import sys
 import textwrap
 import time
 from pathlib import Path
@@ -31,8 +33,10 @@ PROBE = FRONT + textwrap.dedent('''
 
     ```{code-cell} ipython3
     import json, os, sys
+    from ipykernel.connect import get_connection_info
     seen = {"scipy_already": "scipy" in sys.modules, "cwd": os.getcwd(),
-            "probe": os.environ.get("SPECBOOK_PROBE"), "ppid": os.getppid()}
+            "probe": os.environ.get("SPECBOOK_PROBE"), "ppid": os.getppid(),
+            "transport": json.loads(get_connection_info())["transport"]}
     ```
 
     ```{code-cell} ipython3
@@ -97,7 +101,30 @@ def test_a_forked_kernel_sees_the_environment_folder_and_path_it_was_given(serve
         assert seen["cwd"] == str(root / "book")
         assert seen["probe"] == "given"
         assert seen["module"] == "the patched copy"
+        assert seen["transport"] == "ipc"  # Unix sockets of its own: no TCP port to lose to another process
     assert forked["ppid"] == server.pid
+
+
+UNDER_NBVAL = FRONT + textwrap.dedent('''
+    # Under nbval
+
+    ```{code-cell} ipython3
+    import json, sys
+    from ipykernel.connect import get_connection_info
+    assert "scipy" in sys.modules, "a kernel started afresh: SciPy was not imported before the first cell"
+    assert json.loads(get_connection_info())["transport"] == "ipc"
+    ```
+    ''')
+
+
+def test_a_page_under_pytest_runs_in_a_forked_kernel_over_unix_sockets(tmp_path):
+    shutil.copy(ROOT / "conftest.py", tmp_path / "conftest.py")
+    (tmp_path / "page.md").write_text(UNDER_NBVAL)
+    environ = {k: v for k, v in os.environ.items() if k != "SPECBOOK_FORK_KERNELS"}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--nbval-current-env",
+                           "--rootdir", str(tmp_path), str(tmp_path / "page.md")],
+                          cwd=tmp_path, env=environ, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0 and "1 passed" in done.stdout, done.stdout[-3000:] + done.stderr[-2000:]
 
 
 def test_a_setting_jax_reads_at_import_gets_a_kernel_started_afresh(server, project):

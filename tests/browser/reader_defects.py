@@ -193,6 +193,22 @@ def float_noise(text: str) -> list[str]:
     return found
 
 
+def rounded_to_zero(value: str, shown: str) -> bool:
+    """Whether a glued number that is not zero is shown as a zero: its format keeps too few digits
+    (1e-13 m glued in nanometres with one decimal reads "0.0 nm").
+
+    >>> [rounded_to_zero(v, s) for v, s in (("1e-04", "0.0"), ("-3e-07", "-0.000"), ("0.0", "0.0"))]
+    [True, True, False]
+    >>> [rounded_to_zero(v, s) for v, s in (("1e-04", "1e-04"), ("0.45", "0.5"), ("'holds'", "holds"))]
+    [False, False, False]
+    """
+    try:
+        number, text = float(value), float(shown)
+    except ValueError:
+        return False
+    return number != 0.0 and text == 0.0
+
+
 def too_wide(layout: dict, slack: float = 1.0) -> list[str]:
     """Tables, display equations and figures wider than the article's text column, or past its edge."""
     column = layout["column"]["width"]

@@ -14,7 +14,7 @@ from functools import lru_cache
 import pytest
 from book_pages import built_source, format_glue_text, glued_values, page_references, toc_pages
 from browser_visit import front_door, next_walk
-from reader_defects import SCREENS
+from reader_defects import SCREENS, rounded_to_zero
 
 PAGES = toc_pages()
 # Text a reader must never see: a glue or role that failed to render.
@@ -58,6 +58,19 @@ def test_every_glued_value_is_shown(visit, book_html, doc):
     assert not absent, f"{doc}: glued values not on the page: {dict(absent)} (shown: {dict(shown)})"
     leaked = [text for text in _BROKEN_TEXT if text in page["prose"]]
     assert not leaked, f"{doc}: the prose shows broken glue text {leaked}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_glued_number_is_shown_rounded_to_zero(book_html, doc):
+    glued = glued_values(book_html.parent, doc)
+    zeros = []
+    for g in page_references(built_source(book_html, doc)).glue_text:
+        if g.key in glued:
+            value = glued[g.key]["data"]["text/plain"]
+            shown = format_glue_text(value, g.spec)
+            if rounded_to_zero(value, shown):
+                zeros.append(f"{g.key} = {value} shown as {shown!r} (format {g.spec!r})")
+    assert not zeros, f"{doc}: non-zero values the prose shows as zero: {zeros}"
 
 
 @pytest.mark.parametrize("doc", PAGES)

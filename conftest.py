@@ -43,6 +43,8 @@ if "jax" in sys.modules:  # imported before this file (by a plugin): its config 
     _jax.config.update("jax_persistent_cache_min_compile_time_secs", float(os.environ["JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"]))
     _jax.config.update("jax_persistent_cache_min_entry_size_bytes", int(os.environ["JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES"]))
 
+_SERVER = None  # the kernel server nbval's kernels are forked from in this process, once started
+
 try:  # the test extras provide both; without them pages are simply not collected
     import jupytext
     import nbval.kernel
@@ -51,8 +53,6 @@ except ImportError:  # pragma: no cover
     jupytext = None
 else:
     from specbook._kernels import ForkedKernels, KernelServer, OverUnixSockets, forking
-
-    _SERVER: KernelServer | None = None
 
     def _kernel_server() -> str | None:
         """This process's kernel server, started at the first page's kernel (None: kernels start afresh)."""
@@ -144,9 +144,8 @@ if jupytext is not None:
 
 
 def pytest_sessionfinish(session, exitstatus):
-    server = globals().get("_SERVER")
-    if server is not None:
-        server.__exit__(None, None, None)
+    if _SERVER is not None:
+        _SERVER.__exit__(None, None, None)
     if exitstatus != 0 or os.environ.get("SPECBOOK_FAULT"):
         return  # a failed run, or any run of a fault's patched code, is no record of what the pages glue
     from specbook.keys import source_hashes

@@ -172,8 +172,9 @@ def _slug(target: str) -> str:
 
 def _test_files(root: Path, target: str) -> list[str]:
     """What a test target's run is keyed by: every source file, the test file and the conftests above it."""
-    files = [p.relative_to(root).as_posix() for p in sorted((root / "src").rglob("*.py"))
-             if "__pycache__" not in p.parts and not any(part.endswith(".egg-info") for part in p.parts)]
+    from specbook.keys import source_files
+
+    files = source_files(root)
     test = Path(target.split("::")[0])
     files.append(test.as_posix())
     for parent in [Path("."), *reversed(test.parents[:-1])]:

@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 __all__ = ["DATA_KEY", "NEUTRAL_VARIABLES", "environment_record", "file_hashes", "installed_versions", "page_key",
-           "source_hashes", "why_stale"]
+           "source_files", "source_hashes", "why_stale"]
 
 DATA_KEY = "specbook"
 """The key, in a jupyter-cache record's ``data``, of what the page used (its *use record*)."""
@@ -136,8 +136,16 @@ def file_hashes(root: str | os.PathLike[str], files: list[str]) -> dict[str, str
     return {name: _sha256(root / name) for name in sorted(set(files))}
 
 
+def source_files(root: str | os.PathLike[str], folder: str = "src") -> list[str]:
+    """Every Python file under ``root/folder``, project-relative and sorted: the code any page may import
+    (bytecode caches and ``*.egg-info`` folders left out)."""
+    root = Path(root)
+    return [p.relative_to(root).as_posix() for p in sorted((root / folder).rglob("*.py"))
+            if "__pycache__" not in p.parts and not any(part.endswith(".egg-info") for part in p.parts)]
+
+
 def source_hashes(root: str | os.PathLike[str], folder: str = "src") -> dict[str, str | None]:
-    """:func:`file_hashes` of every Python file under ``root/folder``: the code any page may import.
+    """:func:`file_hashes` of :func:`source_files`.
 
     Coarser than a page's key (which holds only the files the page used), for a record that has no
     use record of its own, such as what a page glued under nbval.
@@ -146,9 +154,7 @@ def source_hashes(root: str | os.PathLike[str], folder: str = "src") -> dict[str
     >>> "src/specbook/keys.py" in hashes and all(len(h) == 64 for h in hashes.values())
     True
     """
-    root = Path(root)
-    files = [p.relative_to(root).as_posix() for p in (root / folder).rglob("*.py") if "__pycache__" not in p.parts]
-    return file_hashes(root, files)
+    return file_hashes(root, source_files(root, folder))
 
 
 def page_key(cells_hash: str, files: Mapping[str, str | None], environment: Mapping[str, Any],

@@ -52,9 +52,10 @@ setup: $(STAMP)
 # Sphinx reads every page afresh (a fresh environment: no warning is hidden) while the pages
 # whose execution key changed run beside it (one kernel per core, into _build/.jupyter_cache):
 # it reads the others first and each stale page once its run ended. The build writes the claim
-# ledger (claims.json), whose differences from the previous build's are printed. When every
-# page is cached and nothing the build reads changed since the last strict build succeeded
-# (specbook.buildkey), that build's site is current and Sphinx is not run again. What a build
+# ledger (claims.json); the key is written and the ledger's differences from the previous
+# build's are printed (specbook.buildkey write --diff). When every page is cached and nothing
+# the build reads changed since the last strict build succeeded (--build-key: the same process
+# as the plan asks specbook.buildkey), that build's site is current and Sphinx is not run again. What a build
 # writes for the next to read is replaced in one step, so a build killed at any point leaves
 # nothing half written: the next one redoes what was cut short (the key is dropped before the
 # site is). A damaged notebook cache is moved aside and its pages run again.
@@ -64,12 +65,11 @@ book: $(STAMP)
 book-now:
 	@test ! -f $(BUILD)/html/claims.json || { cp $(BUILD)/html/claims.json $(BUILD)/.claims-previous.json.tmp && \
 	  mv -f $(BUILD)/.claims-previous.json.tmp $(BUILD)/claims-previous.json; }
-	@$(BIN)/python -m specbook.execute --plan; plan=$$?; test $$plan = 0 -o $$plan = 3 || exit $$plan; \
-	if test $$plan = 0 && $(BIN)/python -m specbook.buildkey check; then :; else \
+	@$(BIN)/python -m specbook.execute --plan --build-key; plan=$$?; test $$plan = 0 || { \
+	  test $$plan = 3 -o $$plan = 4 || exit $$plan; \
 	  echo "rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees"; \
 	  rm -f $(BUILD)/specbook-build-key && rm -rf $(BUILD)/html $(BUILD)/jupyter_execute $(BUILD)/.doctrees && \
-	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write; fi
-	@test ! -f $(BUILD)/claims-previous.json || $(BIN)/python -m specbook.diff $(BUILD)/claims-previous.json $(BUILD)/html/claims.json
+	  $(JAX_CACHE_ENV) $(JB) && $(BIN)/python -m specbook.buildkey write --diff $(BUILD)/claims-previous.json; }
 	@echo "The book: $(CURDIR)/$(BUILD)/html/index.html"
 
 # The browser tests drive Debian's Chromium through Playwright (pip, in the test extra);

@@ -6,6 +6,11 @@ succeeded, that build's site is the answer, and Sphinx need not run again::
 
     python -m specbook.buildkey check    # exit 0: the site in _build/html is current
     python -m specbook.buildkey write    # after a strict build succeeded
+    python -m specbook.buildkey write --diff _build/claims-previous.json   # then compare the ledgers
+
+``make book`` asks ``check`` from the process that plans the pages (``specbook.execute --plan
+--build-key``) and compares the ledgers from the one that writes the key, so each of the two
+imports the notebook cache's libraries once.
 
 The build key covers every file under ``book/``, ``src/`` and ``_static/`` (pages, the
 stylesheet and script every page loads, and the code the API
@@ -38,7 +43,7 @@ from specbook import _atomic
 from specbook._cache import CacheUnusable, open_cache
 from specbook.keys import DATA_KEY, environment_record
 
-__all__ = ["KEY_FILE", "build_key", "main"]
+__all__ = ["KEY_FILE", "build_key", "check", "main", "write"]
 
 KEY_FILE = Path("_build") / "specbook-build-key"
 """Where, relative to the book's root, the key of the last successful strict build is kept."""
@@ -123,31 +128,18 @@ def _why_not_current(stored: Path, site: Path, key: str) -> str | None:
     return None
 
 
-def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m specbook.buildkey", description=__doc__.split("\n\n")[0])
-    parser.add_argument("action", choices=("check", "write"))
-    parser.add_argument("--root", default=".", help="the book's root folder")
-    args = parser.parse_args(argv)
-    root = Path(args.root).resolve()
+def check(root: str | os.PathLike[str] = ".") -> int:
+    """``check``: 0 (and a line saying so) when the site in ``_build/html`` is current; else 1, the stored
+    key dropped (with the reason, where it is not simply that something changed), or 2 when the notebook
+    cache cannot be read. ``specbook.execute --plan --build-key`` asks this in its own process."""
+    root = Path(root).resolve()
     stored = root / KEY_FILE
-    site = root / "_build" / "html"
     try:
         key = build_key(root)
     except CacheUnusable as error:
         print(error, file=sys.stderr)
         return 2
-    if args.action == "write":
-        from specbook.ledger import LEDGER_NAME, read_ledger
-
-        try:
-            read_ledger(site / LEDGER_NAME)
-        except (OSError, ValueError) as error:
-            print(f"specbook.buildkey: no key written: the build left no readable claim ledger ({error})",
-                  file=sys.stderr)
-            return 1
-        _atomic.write_text(stored, json.dumps({"key": key, "site": _site_files(site)}, indent=0) + "\n")
-        return 0
-    why = _why_not_current(stored, site, key)
+    why = _why_not_current(stored, root / "_build" / "html", key)
     if why is None:
         print("specbook.buildkey: nothing the build reads changed since the last strict build; "
               "_build/html is current")
@@ -156,6 +148,49 @@ def main(argv: list[str] | None = None) -> int:
         print(f"specbook.buildkey: the last strict build's site cannot be vouched for ({why}); building again")
     stored.unlink(missing_ok=True)
     return 1
+
+
+def write(root: str | os.PathLike[str] = ".", previous: str | os.PathLike[str] | None = None) -> int:
+    """``write``: store the key of the build that just succeeded, with the hashes of its site; 1 when the
+    build left no readable ledger (no key is written), 2 when the notebook cache cannot be read.
+
+    With ``previous`` (an earlier ledger), the ledger just built is then compared with it
+    (:mod:`specbook.diff`), in this process: the comparison informs and never changes the status."""
+    root = Path(root).resolve()
+    site = root / "_build" / "html"
+    try:
+        key = build_key(root)
+    except CacheUnusable as error:
+        print(error, file=sys.stderr)
+        return 2
+    from specbook.ledger import LEDGER_NAME, read_ledger
+
+    try:
+        read_ledger(site / LEDGER_NAME)
+    except (OSError, ValueError) as error:
+        print(f"specbook.buildkey: no key written: the build left no readable claim ledger ({error})",
+              file=sys.stderr)
+        return 1
+    _atomic.write_text(root / KEY_FILE, json.dumps({"key": key, "site": _site_files(site)}, indent=0) + "\n")
+    if previous is not None and Path(previous).is_file():
+        from specbook import diff
+
+        diff.main([str(previous), str(site / LEDGER_NAME)])
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="python -m specbook.buildkey", description=__doc__.split("\n\n")[0])
+    parser.add_argument("action", choices=("check", "write"))
+    parser.add_argument("--root", default=".", help="the book's root folder")
+    parser.add_argument("--diff", default=None, metavar="PREVIOUS",
+                        help="write: then compare the ledger just built with this earlier one (specbook.diff)")
+    args = parser.parse_args(argv)
+    if args.action == "write":
+        return write(args.root, args.diff)
+    if args.diff is not None:
+        parser.error("--diff goes with write")
+    return check(args.root)
 
 
 if __name__ == "__main__":

@@ -62,7 +62,7 @@ from specbook._claims import ANSI, failed_claim
 from specbook._failure import describe
 from specbook.keys import DATA_KEY, environment_record, file_hashes, page_key, why_stale
 
-__all__ = ["CACHE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
+__all__ = ["CACHE", "SITE_STALE", "STALE", "TIMES", "PagePlan", "execute_pages", "known_times", "load_times", "main",
            "merge_caches", "plan", "read_page", "run_order", "run_page", "schedule", "shard", "store_schedule",
            "timeout_of", "toc_pages", "where_time_went"]
 
@@ -73,6 +73,9 @@ TIMES = Path("_build") / "page-seconds.json"
 _RECORDER = Path(__file__).with_name("_record.py")
 STALE = 3
 """The exit status of ``python -m specbook.execute --plan`` when some page would re-run (it is 0 when all are cached)."""
+SITE_STALE = 4
+"""The exit status of ``python -m specbook.execute --plan --build-key`` when every page is cached but the last
+strict build's site is not current (:func:`specbook.buildkey.check`): Sphinx must run, no page must."""
 _PARSED: dict[str, Any] = {}  # _read's parsed pages, by path: ((text, config bytes), notebook)
 
 
@@ -623,6 +626,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--force", action="store_true", help="execute the pages even where their key matches")
     parser.add_argument("--plan", action="store_true",
                         help="print each page's verdict (cached, or to re-run and why) and run nothing")
+    parser.add_argument("--build-key", action="store_true",
+                        help=f"with --plan, when every page is cached: exit 0 only if the last strict build's site "
+                             f"is current (specbook.buildkey check), else {SITE_STALE}")
     parser.add_argument("--shard", type=_shard_arg, default=None, metavar="K/N",
                         help="execute only the K-th of N shards, balanced by the pages' recorded times")
     parser.add_argument("--cache", default=None, help=f"the notebook cache folder (default: ROOT/{CACHE.as_posix()})")
@@ -636,6 +642,8 @@ def main(argv: list[str] | None = None) -> int:
         parser.error(f"--workers = {args.workers} is not allowed; expected a whole number of at least 1")
     if args.timeout is not None and args.timeout < 1:
         parser.error(f"--timeout = {args.timeout} is not allowed; expected a whole number of seconds, at least 1")
+    if args.build_key and not args.plan:
+        parser.error("--build-key goes with --plan")
     try:
         return _main(args, parser)
     except CacheUnusable as error:
@@ -659,7 +667,14 @@ def _main(args: argparse.Namespace, parser: argparse.ArgumentParser) -> int:
     failed = execute_pages(root, pages, workers=args.workers, timeout=args.timeout, cache_dir=args.cache,
                            force=args.force, shard_of=args.shard, report_only=args.plan)
     if args.plan:
-        return STALE if failed else 0
+        if failed:
+            return STALE
+        if args.build_key:
+            from specbook import buildkey
+
+            status = buildkey.check(root)
+            return SITE_STALE if status == 1 else status
+        return 0
     return 1 if failed else 0
 
 

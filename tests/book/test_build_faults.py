@@ -351,6 +351,26 @@ def test_a_damaged_build_key_means_building_again(book):
     assert not key.exists()
 
 
+def test_the_plan_asks_the_build_key_when_every_page_is_cached(book):
+    def plan(*extra: str) -> subprocess.CompletedProcess:
+        return subprocess.run([sys.executable, "-m", "specbook.execute", "--plan", *extra], cwd=book, env=_environ(),
+                              capture_output=True, text=True, timeout=120)
+
+    done = plan("--build-key")
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "_build/html is current" in done.stdout
+    _edit(book / "book" / "first.md", "Some prose", "Other prose")  # prose only: no page re-runs, Sphinx must
+    assert plan().returncode == 0
+    done = plan("--build-key")
+    assert done.returncode == 4, done.stdout + done.stderr
+    assert "is current" not in done.stdout
+    _edit(book / "book" / "second.md", "VALUE, 2.0", "VALUE, 2.0 + 0.0")  # a code cell: the page re-runs
+    assert plan("--build-key").returncode == 3
+    refused = subprocess.run([sys.executable, "-m", "specbook.execute", "--build-key"], cwd=book, env=_environ(),
+                             capture_output=True, text=True, timeout=120)
+    assert refused.returncode == 2 and "--build-key goes with --plan" in refused.stderr
+
+
 def test_a_damaged_schedule_and_page_times_are_tolerated(book):
     (book / "page-schedule.json").write_text('{"seconds": {"book/second.md": "slow"}, "follows": ')
     (book / "_build" / "page-seconds.json").write_bytes(b"\xff\xfe[1, 2")

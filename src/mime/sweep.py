@@ -132,10 +132,20 @@ _CLOSED = (Sphere, Ellipsoid, Cylinder, Capsule, Box)
 a point set's depth is the largest over their points, as is any other kind's over a dense sampling)."""
 
 
-def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarray, np.ndarray]:
-    """``(index, numbers, points)``: what :func:`_kind_depth` reads of a kind: its place in ``_CLOSED``
-    (``len(_CLOSED)`` for a depth over points), its lengths ``(3,)`` and the points it is measured at
-    (``(N, 3)``, N a power of two, repeating its last point; one zero point for a closed form)."""
+MEASURE_CHUNK = 256
+"""Rows of a part's measured points that one pass of :func:`_kind_depth`'s loop reads."""
+MEASURE_CAPACITY = 1 << 14
+"""Rows of every part's measured points (more, a power of two, only for a kind whose dense sampling has
+more): one size for every kind, so that the sweeps of all of them against one surface share one compiled
+program whatever their points; the loop reads only the filled chunks."""
+assert MEASURE_CAPACITY % MEASURE_CHUNK == 0  # every row count (a power of two, at least this) is whole chunks
+
+
+def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarray, np.ndarray, int]:
+    """``(index, numbers, points, count)``: what :func:`_kind_depth` reads of a kind: its place in
+    ``_CLOSED`` (``len(_CLOSED)`` for a depth over points), its lengths ``(3,)``, the points it is
+    measured at (``(MEASURE_CAPACITY, 3)``, repeating the last point past the ``count`` real ones; one
+    zero point for a closed form) and their count."""
     g = geometry
     lengths = np.zeros(3)
     if isinstance(g, Sphere):
@@ -147,40 +157,46 @@ def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarra
     elif isinstance(g, Box):
         lengths[:] = (g.x, g.y, g.z)
     if isinstance(g, _CLOSED):
-        return _CLOSED.index(type(g)), lengths, np.zeros((1, 3))
+        return _CLOSED.index(type(g)), lengths, np.zeros((MEASURE_CAPACITY, 3)), 1
     if isinstance(g, Mesh):
         points = np.asarray(g.vertices, dtype=np.float64)
     elif isinstance(g, PointSet):
         points = np.asarray(g.points, dtype=np.float64)
     else:  # the screw, and any kind with no closed form: dense samples
         points = np.asarray(g.sample(measure_spacing)[0], dtype=np.float64)
-    n = 1 << max(3, math.ceil(math.log2(len(points))))  # a power of two of rows: sizes share a compilation
-    return len(_CLOSED), lengths, np.concatenate([points, np.repeat(points[-1:], n - len(points), axis=0)])
+    rows = max(MEASURE_CAPACITY, 1 << math.ceil(math.log2(len(points))))
+    return len(_CLOSED), lengths, np.concatenate([points, np.repeat(points[-1:], rows - len(points), axis=0)]), len(points)
 
 
-def _kind_depth(kind: Array, numbers: Array, points: Array, d: Array) -> Array:
+def _kind_depth(kind: Array, numbers: Array, points: Array, count: Array, d: Array) -> Array:
     """``max_{p in kind} p . d`` for a unit part-frame direction ``d``, m, of the kind whose
-    :func:`_kind_numbers` are ``(kind, numbers, points)`` (traceable; ``kind`` picks the formula)."""
-    def sphere(c: Array, P: Array, d: Array) -> Array:
+    :func:`_kind_numbers` are ``(kind, numbers, points, count)`` (traceable; ``kind`` picks the formula)."""
+    def sphere(c: Array, P: Array, n: Array, d: Array) -> Array:
         return c[0]
 
-    def ellipsoid(c: Array, P: Array, d: Array) -> Array:
+    def ellipsoid(c: Array, P: Array, n: Array, d: Array) -> Array:
         return jnp.sqrt((c[0] * d[0]) ** 2 + (c[1] * d[1]) ** 2 + (c[2] * d[2]) ** 2)
 
-    def cylinder(c: Array, P: Array, d: Array) -> Array:
+    def cylinder(c: Array, P: Array, n: Array, d: Array) -> Array:
         return c[0] * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + c[1] * jnp.abs(d[2])
 
-    def capsule(c: Array, P: Array, d: Array) -> Array:
+    def capsule(c: Array, P: Array, n: Array, d: Array) -> Array:
         return c[0] + c[1] * jnp.abs(d[2])
 
-    def box(c: Array, P: Array, d: Array) -> Array:
+    def box(c: Array, P: Array, n: Array, d: Array) -> Array:
         return 0.5 * (c[0] * jnp.abs(d[0]) + c[1] * jnp.abs(d[1]) + c[2] * jnp.abs(d[2]))
 
-    def over_points(c: Array, P: Array, d: Array) -> Array:  # a mesh's vertices, a point set's points, samples
-        return jnp.max(P @ d)
+    def over_points(c: Array, P: Array, n: Array, d: Array) -> Array:  # a mesh's vertices, a point set's points, samples
+        def chunk(i: Array, best: Array) -> Array:  # the rows past the count repeat the last point: no harm
+            rows = jax.lax.dynamic_slice_in_dim(P, i * MEASURE_CHUNK, MEASURE_CHUNK)
+            return jnp.maximum(best, jnp.max(rows @ d))
+
+        chunks = (n + MEASURE_CHUNK - 1) // MEASURE_CHUNK
+        return jax.lax.fori_loop(0, chunks, chunk, jnp.array(-jnp.inf, d.dtype))
 
     branches = [sphere, ellipsoid, cylinder, capsule, box, over_points]
-    return jax.lax.switch(kind, branches, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype), d)
+    return jax.lax.switch(kind, branches, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype),
+                          jnp.asarray(count, jnp.int32), d)
 
 
 def _kind_depth_is_sampled(geometry: Any) -> bool:
@@ -197,8 +213,9 @@ class _Measure:
         extent: ``()`` m, the reach of a body with no parts.
         kinds: ``(P,)`` int, each part's formula (:func:`_kind_numbers`).
         lengths: ``(P, 3)`` m, each part's lengths.
-        points: per part, ``(N, 3)`` m, the points its depth is the largest over (one zero point for a
-            closed form).
+        points: per part, ``(MEASURE_CAPACITY, 3)`` m, the points its depth is the largest over (zeros for
+            a closed form), the last repeated past its count.
+        counts: ``(P,)`` int, how many of each part's points are its own.
         offsets: ``(P, 3)`` m, each part's position in the body's frame.
         turns: ``(P, 3, 3)`` each part's rotation into the body's frame.
         samples: ``(N, 3)`` m, a dense sampling of the hull (against a curved surface; else ``(1, 3)``).
@@ -211,6 +228,7 @@ class _Measure:
     kinds: Array
     lengths: Array
     points: tuple
+    counts: Array
     offsets: Array
     turns: Array
     samples: Array
@@ -226,9 +244,10 @@ class _Measure:
             surface=shape_of(surface),
             margin=np.float64(margin),
             extent=np.float64(hull.extent),
-            kinds=np.array([k for k, _, _ in numbers], dtype=np.int32),
-            lengths=np.array([c for _, c, _ in numbers], dtype=np.float64).reshape(-1, 3),
-            points=tuple(P for _, _, P in numbers),
+            kinds=np.array([k for k, _, _, _ in numbers], dtype=np.int32),
+            lengths=np.array([c for _, c, _, _ in numbers], dtype=np.float64).reshape(-1, 3),
+            points=tuple(P for _, _, P, _ in numbers),
+            counts=np.array([n for _, _, _, n in numbers], dtype=np.int32),
             offsets=np.array([p.position for p in parts], dtype=np.float64).reshape(-1, 3),
             turns=np.array([np.asarray(rotation.matrix(np.asarray(p.orientation))) for p in parts],
                            dtype=np.float64).reshape(-1, 3, 3),
@@ -245,7 +264,7 @@ class _Measure:
         for j in range(len(self.points)):
             Rp = jnp.asarray(self.turns[j], d.dtype)
             reaches.append(jnp.asarray(self.offsets[j], d.dtype) @ d
-                           + _kind_depth(self.kinds[j], self.lengths[j], self.points[j], Rp.T @ d))
+                           + _kind_depth(self.kinds[j], self.lengths[j], self.points[j], self.counts[j], Rp.T @ d))
         return reaches[0] if len(reaches) == 1 else jnp.max(jnp.stack(reaches))
 
     def gap(self, x: Any, q: Any) -> Any:

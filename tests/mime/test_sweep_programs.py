@@ -1,0 +1,43 @@
+"""The margin sweep compiles one program for every hull kind against one surface.
+
+A sweep measures each step's gap without the contact's code (``mime.sweep._Measure``): in
+closed form for the kinds that have one, as the largest ``p . d`` over points for a mesh, a
+point set or a screw's dense sampling. Every kind's points are padded to one row count
+(``MEASURE_CAPACITY``) and read by chunks up to their own count, so the sweeps of a sphere,
+a box, a 64-vertex mesh and a screw of 16,384 samples are one compiled program, and their
+measurements are the largest over exactly their own points.
+"""
+
+import jax
+import numpy as np
+
+from mime import sweep
+
+
+def test_the_sweeps_of_every_hull_kind_share_one_compiled_program():
+    before = sweep._sweep._cache_size()
+    for kind in ("sphere", "box", "mesh", "screw"):  # a batch of 5 starts keys no other test's program
+        sweep.margin_sweep(kind, 5, seed=0, steps=2)
+    assert sweep._sweep._cache_size() - before == 1
+
+
+def test_a_kind_measured_over_points_reads_exactly_its_own():
+    mesh = sweep.sweep_kinds()["mesh"]
+    kind, _, points, count = sweep._kind_numbers(mesh, 1e-5)
+    assert points.shape == (sweep.MEASURE_CAPACITY, 3) and count == len(mesh.vertices)
+    vertices = np.asarray(mesh.vertices, dtype=np.float64)
+    rng = np.random.default_rng(1)
+    with jax.enable_x64(True):
+        for d in rng.normal(size=(20, 3)):
+            d /= np.linalg.norm(d)
+            depth = float(sweep._kind_depth(kind, np.zeros(3), points, count, d))
+            # the same largest dot product, to its last bits or so (the order of a dot's three terms may differ)
+            np.testing.assert_allclose(depth, np.max(vertices @ d), rtol=4 * np.finfo(float).eps, atol=0)
+        # the rows past the last filled chunk are never read: far points planted there change nothing
+        # (the filled chunks' own padding repeats the last point, so it never wins either)
+        filled = -(-count // sweep.MEASURE_CHUNK) * sweep.MEASURE_CHUNK
+        assert (points[count:filled] == points[count - 1]).all()
+        planted = points.copy()
+        planted[filled:] = 1.0
+        assert float(sweep._kind_depth(kind, np.zeros(3), planted, count, np.array([1.0, 0.0, 0.0]))) == \
+            float(np.max(vertices[:, 0]))

@@ -144,8 +144,8 @@ assert MEASURE_CAPACITY % MEASURE_CHUNK == 0  # every row count (a power of two,
 def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarray, np.ndarray, int]:
     """``(index, numbers, points, count)``: what :func:`_kind_depth` reads of a kind: its place in
     ``_CLOSED`` (``len(_CLOSED)`` for a depth over points), its lengths ``(3,)``, the points it is
-    measured at (``(MEASURE_CAPACITY, 3)``, repeating the last point past the ``count`` real ones; one
-    zero point for a closed form) and their count."""
+    measured at (``(MEASURE_CAPACITY, 3)`` or more, repeating the last point past the ``count`` real
+    ones; zeros, never read, for a closed form, whose count is 1) and their count."""
     g = geometry
     lengths = np.zeros(3)
     if isinstance(g, Sphere):

@@ -5,6 +5,7 @@ Usage::
     .venv/bin/python bench/contact_speed.py                      # every scene, 1 and 1,000 bodies
     .venv/bin/python bench/contact_speed.py --bodies 1000,100000 --scenes ball_rest --repeat 3
     .venv/bin/python bench/contact_speed.py --no-peers           # MIME only (no MuJoCo installed)
+    .venv/bin/python bench/contact_speed.py --no-peers --xla-defaults  # and MIME under XLA's defaults
 
 Each scene is declared once here and built for every engine from the same numbers (book scale:
 a 1 mg body, sub-millimetre hulls, dt = 1 ms, g = 9.81 m/s^2, margin 0.1 mm, float64):
@@ -20,8 +21,11 @@ best of ``--repeat`` timed runs (each ends with ``block_until_ready``), as MIME:
 
 - **MIME, one body**: ``mime.nodes.rigid.step`` rolled by ``lax.scan`` under one ``jax.jit``
   (the public ``run_scan``, whose outputs are every state and report of every step);
-- **MIME, batch**: the same scan under ``jax.jit(jax.vmap(...))`` over the bodies, keeping the
-  final states only (as the peers' batched runs do);
+- **MIME, batch**: ``mime.nodes.rigid.run_batch``, the steps rolled by a loop under one
+  ``jax.jit`` of a ``vmap`` over the bodies, keeping the final states only (as the peers' batched
+  runs do);
+- with ``--xla-defaults``, MIME's same two programs compiled under XLA's default options as well
+  (a caller's plain ``jax.jit``), the baseline of ``mime._compile``'s options, in the same run;
 
 and the peers in the same run:
 
@@ -43,7 +47,6 @@ import math
 import os
 import time
 from dataclasses import dataclass
-from functools import partial
 from typing import Any
 
 import jax
@@ -138,41 +141,40 @@ def _mime_scene(scene: Scene):
     return body, e.build().step_inputs(body)
 
 
-def _final(inputs: Any, state: Any, dt: Any, steps: int) -> Any:
-    from mime.nodes.rigid import step
+def mime_times(scene: Scene, n: int, steps: int, repeat: int, xla_defaults: bool = False) -> dict[str, float]:
+    """MIME's µs per body-step on ``scene``: ``run_scan`` for one body, ``run_batch`` for ``n > 1``.
 
-    def body(s: Any, k: Any) -> tuple[Any, None]:
-        new, _ = step(inputs, s, k * dt, dt)
-        return new, None
-
-    return jax.lax.scan(body, state, jnp.arange(steps, dtype=jnp.float64))[0]
-
-
-def mime_times(scene: Scene, n: int, steps: int, repeat: int) -> dict[str, float]:
+    With ``xla_defaults`` the same programs are compiled as a caller's plain ``jax.jit`` would
+    compile them (XLA's default options, not ``mime._compile``'s): the baseline of MIME's options.
+    """
     from mime.dynamics import RigidState
-    from mime.nodes.rigid import run_scan
+    from mime.nodes import rigid
 
     body, inputs = _mime_scene(scene)
     out: dict[str, float] = {}
-    with jax.enable_x64(True):
-        inputs = jax.tree_util.tree_map(jnp.asarray, inputs)
-        start = jax.tree_util.tree_map(jnp.asarray, body.start)
-        if n == 1:
-            block = lambda: jax.block_until_ready(run_scan(inputs, start, DT, steps))  # noqa: E731
+    chunk, batch = rigid._scan_chunk_program, rigid._run_batch
+    if xla_defaults:
+        rigid._scan_chunk_program, rigid._run_batch = jax.jit(rigid._scan_chunk), jax.jit(rigid._batch)
+    try:
+        with jax.enable_x64(True):
+            inputs = jax.tree_util.tree_map(jnp.asarray, inputs)
+            start = jax.tree_util.tree_map(jnp.asarray, body.start)
+            if n == 1:
+                block = lambda: jax.block_until_ready(rigid.run_scan(inputs, start, DT, steps))  # noqa: E731
+                unit = steps
+            else:
+                states = RigidState(jnp.asarray(np.asarray(body.start.position) + _offsets(n)),
+                                    *(jnp.broadcast_to(jnp.asarray(getattr(body.start, k)),
+                                                       (n, len(getattr(body.start, k))))
+                                      for k in RigidState.FIELDS[1:]))
+                block = lambda: jax.block_until_ready(rigid.run_batch(inputs, states, DT, steps))  # noqa: E731
+                unit = steps * n
             t0 = time.perf_counter()
             block()
             out["compile_s"] = time.perf_counter() - t0
-            out["us"] = best(block, repeat) / steps * 1e6
-            return out
-        states = RigidState(jnp.asarray(np.asarray(body.start.position) + _offsets(n)),
-                            *(jnp.broadcast_to(jnp.asarray(getattr(body.start, k)), (n, len(getattr(body.start, k))))
-                              for k in RigidState.FIELDS[1:]))
-        batched = jax.jit(jax.vmap(partial(_final, steps=steps), in_axes=(None, 0, None)))
-        block = lambda: jax.block_until_ready(batched(inputs, states, DT))  # noqa: E731
-        t0 = time.perf_counter()
-        block()
-        out["compile_s"] = time.perf_counter() - t0
-        out["us"] = best(block, repeat) / (steps * n) * 1e6
+            out["us"] = best(block, repeat) / unit * 1e6
+    finally:
+        rigid._scan_chunk_program, rigid._run_batch = chunk, batch
     return out
 
 
@@ -277,6 +279,8 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--no-peers", action="store_true", help="MIME only")
     parser.add_argument("--no-mjx", action="store_true")
+    parser.add_argument("--xla-defaults", action="store_true",
+                        help="also MIME's programs under XLA's default options (the baseline of mime._compile's)")
     parser.add_argument("--rollout-max", type=int, default=10_000,
                         help="the largest batch MuJoCo's rollout runs (it runs on the host's CPU)")
     options = parser.parse_args()
@@ -292,6 +296,9 @@ def main() -> None:
             steps = options.steps if n == 1 else options.batch_steps
             mime = mime_times(scene, n, steps, options.repeat)
             line = f"{name:13s} n={n:<7d} MIME {mime['us']:9.3f} (compile {mime['compile_s']:.1f} s)"
+            if options.xla_defaults:
+                plain = mime_times(scene, n, steps, options.repeat, xla_defaults=True)
+                line += f" | XLA defaults {plain['us']:9.3f}  MIME/defaults {mime['us'] / plain['us']:5.2f}"
             if not options.no_peers:
                 peer = mujoco_times(scene, n, steps, options.repeat, mjx=not options.no_mjx and n > 1,
                                     rollout_max=options.rollout_max)

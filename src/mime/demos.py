@@ -21,6 +21,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mime._compile import jit
 from mime._pytree import replace
 from mime._simulate import BodyRun, RunRecord, run_body
 from mime.dynamics import ContactReport, RigidState
@@ -172,7 +173,7 @@ def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.
         return np.asarray(_gaps(shape, jnp.asarray(pts), jnp.asarray(positions), jnp.asarray(orientations)))
 
 
-@jax.jit
+@jit
 def _gaps(surface: Any, P: Any, positions: Any, orientations: Any) -> Any:
     def one(x, q):
         phi, _ = surface.distance_and_normal(x + P @ rotation.matrix(q).T)
@@ -408,7 +409,7 @@ SHORT_CAPSULE = Capsule(radius=2.5e-4, length=1.31e-3)
 """1.81 mm in all: it cannot turn square across the tube within the margin, and jams nearly square."""
 
 
-@jax.jit
+@jit
 def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, ...]:
     from mime.interactions._solve import gram
     from mime.nodes.rigid import free_solve
@@ -420,7 +421,7 @@ def _first_rows(inputs: Any, state: RigidState) -> tuple[Any, ...]:
     return A.point, K, u0, -jnp.maximum(A.gap, 0.0) / DT, A.gap, A.lever, A.normal, free.mass_eff, free.inertia_eff
 
 
-@jax.jit
+@jit
 def _pgs40(K: Any, u0: Any, target: Any, active: Any) -> Any:
     from mime.interactions._solve import pgs
 

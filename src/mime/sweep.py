@@ -43,7 +43,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from functools import partial
 from typing import Any, Mapping
 
 import jax
@@ -52,6 +51,7 @@ import numpy as np
 
 from maddening.core import check_timestep
 from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
+from mime._compile import jit
 from mime._pytree import pytree, static
 from mime.dynamics import RigidState
 from mime.errors import Number, OneOf, ValidationError, Whole, invalid
@@ -379,7 +379,7 @@ def run_sweep(built: Any, starts: Any, *, dt: float, steps: int, body: Any = Non
     return SweepResult(final=final, **{name: getattr(tally, name) for name in tally.__pytree_data__})
 
 
-@partial(jax.jit, static_argnames=("mesh",))
+@jit(static_argnames=("mesh",))
 def _sweep(measure: _Measure, inputs: Any, states: RigidState, dt: Array, steps: Array, *, mesh: Any):
     """Every start's run of ``steps`` steps, reduced to its tally; one program per hull kind and surface
     kind (the numbers, the count of steps and of starts aside)."""

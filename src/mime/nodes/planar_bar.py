@@ -56,6 +56,7 @@ from maddening.core import (
     Stability,
     StateField,
 )
+from mime._compile import jit
 from mime.errors import ValidationError, finite_number, whole_number, invalid
 from mime.interactions._penalty import penalty_forces, penalty_wrench
 
@@ -281,5 +282,5 @@ def _scan(bar: PlanarBarNode, method: str, steps: int) -> Any:
             _, states = jax.lax.scan(body, state, None, length=steps)
             return {k: jnp.concatenate([state[k][None], states[k]]) for k in state}
 
-        _SCANS[key] = (bar, jax.jit(run))
+        _SCANS[key] = (bar, jit(run))
     return _SCANS[key][1]

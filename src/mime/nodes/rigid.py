@@ -48,10 +48,11 @@ from maddening.core import (
     StateField,
     check_timestep,
 )
+from mime._compile import jit
 from mime._pytree import pytree
 from mime.document_kinds import document_kind
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, FreeFlight, FreeSolve, Hold, RigidState
-from mime.errors import Number, Rule, UnitQuaternion, Vector, check_arguments, invalid, is_traced
+from mime.errors import Number, Rule, UnitQuaternion, Vector, Whole, check_arguments, invalid, is_traced
 from mime.geometry import Hull, as_hull, rotation
 from mime.nodes.loads import (
     ConstantLoad,
@@ -69,7 +70,7 @@ from mime.nodes.loads import (
 __all__ = [
     "RigidInertialNode", "Load", "NoLoad", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
     "FunctionLoad", "as_load", "REPORT_FIELDS", "FLAGS", "RigidParams", "StepInputs", "free_solve", "step",
-    "step_jit", "run_scan", "scan_chunk", "CHUNK",
+    "step_jit", "run_scan", "scan_chunk", "CHUNK", "run_batch",
 ]
 
 Array = Any
@@ -404,7 +405,8 @@ def step(inputs: StepInputs, state: RigidState, t: Array, dt: Array) -> tuple[Ri
 
 
 step_jit = jax.jit(step)
-"""``step`` jitted (the Python-loop baseline of the bench)."""
+"""``step`` jitted (the Python-loop baseline of the bench): a plain ``jax.jit``, so that a caller may
+call it inside a program of their own."""
 
 
 CHUNK = 128
@@ -412,8 +414,7 @@ CHUNK = 128
 ``ceil(steps / CHUNK)`` times, so that a count of steps never keys a compilation."""
 
 
-@jax.jit
-def scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
+def _scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
                count: Array) -> tuple[RigidState, tuple[RigidState, ContactReport]]:
     """:data:`CHUNK` steps of ``dt`` s under one ``lax.scan``, the first of them step number ``first``
     (its time ``first * dt``), of which the first ``count`` run and the rest keep the state as it is
@@ -435,25 +436,89 @@ def scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
     return jax.lax.scan(body, state, jnp.arange(CHUNK, dtype=jnp.result_type(first)))
 
 
+scan_chunk = jax.jit(_scan_chunk)
+_scan_chunk_program = jit(_scan_chunk)
+""":func:`scan_chunk` compiled under MIME's options (``mime._compile``), for :func:`run_scan` at top level; a
+caller's trace takes ``scan_chunk``, a plain ``jax.jit`` that may be staged into it."""
+
+
 def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> tuple[RigidState, ContactReport]:
     """``steps`` steps of ``dt`` s from ``state0``: the states after each step and the reports, each
     field with a leading axis over the steps.
 
     The steps run as :func:`scan_chunk`'s one compiled program (a ``lax.scan`` whose carry is
-    the state), called once per :data:`CHUNK` steps; ``steps`` is a Python int and keys no
-    compilation. Traceable: under ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace.
+    the state), called once per :data:`CHUNK` steps and compiled under MIME's options
+    (``mime._compile``); ``steps`` is a Python int and keys no compilation. Traceable: under
+    ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace (and its options).
     """
     steps = int(steps)
     dtype = jnp.result_type(dt)
     traced = any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves((inputs, state0, dt)))
     pieces = []
     state = state0
+    chunk = scan_chunk if traced else _scan_chunk_program
     for first in range(0, steps, CHUNK):
         count = min(CHUNK, steps - first)
-        state, out = scan_chunk(inputs, state, dt, jnp.asarray(first, dtype), jnp.asarray(count, jnp.int32))
+        state, out = chunk(inputs, state, dt, jnp.asarray(first, dtype), jnp.asarray(count, jnp.int32))
         pieces.append((out, count))
     if traced:
         return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(
             [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
     return jax.tree_util.tree_map(lambda *parts: jnp.asarray(np.concatenate(
         [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)])), *(out for out, _ in pieces))
+
+
+def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:
+    """The states of a batch of bodies after ``steps`` steps of ``dt`` s: one body's ``inputs``, ``n`` starts.
+
+    Each start steps as :func:`step` would step it alone (the ``k``-th step from time ``k * dt``);
+    the batch runs as one compiled program, a ``vmap`` over the starts of the steps rolled by a loop,
+    compiled under MIME's options (``mime._compile``). Only the final states are kept, as a
+    batched roll-out's peers keep them (MuJoCo's ``rollout``, MJX under ``vmap``).
+
+    Args:
+        inputs: One body's :class:`StepInputs` (``Experiment.build().step_inputs(body)``), shared
+            by every start.
+        states: The starts, a :class:`~mime.dynamics.RigidState` whose fields have a leading
+            batch axis: ``position`` ``(n, 3)`` m, ``orientation`` ``(n, 4)``, ``velocity``
+            ``(n, 3)`` m/s, ``angular_velocity`` ``(n, 3)`` rad/s (body frame).
+        dt: The step, s (finite, > 0).
+        steps: How many steps, a whole number >= 0; traced, so a count of steps keys no compilation.
+
+    Returns:
+        The :class:`~mime.dynamics.RigidState` after the last step, each field ``(n, ...)``.
+
+    Raises:
+        mime.errors.ValidationError: naming the argument, the value and what is allowed (for
+            concrete arguments; traced ones pass unchecked).
+    """
+    where = "run_batch"
+    allowed = "a RigidState whose fields are (n, 3), (n, 4), (n, 3), (n, 3) arrays for one n >= 1"
+    if not isinstance(states, RigidState):
+        raise invalid("states", type(states).__name__, allowed, where=where)
+    shapes = tuple(tuple(np.shape(getattr(states, k))) for k in RigidState.FIELDS)
+    n = shapes[0][0] if shapes[0] else 0
+    if n < 1 or shapes != ((n, 3), (n, 4), (n, 3), (n, 3)):
+        raise invalid("states", f"<a RigidState of shapes {list(shapes)}>", allowed, where=where)
+    check_timestep(dt, where=where)
+    if not is_traced(steps):
+        _STEPS.check(steps, "steps", where=where)
+    if any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves((inputs, states, dt, steps))):
+        return _batch(inputs, states, dt, steps)  # inside a caller's trace: it joins that program
+    return _run_batch(inputs, states, dt, steps)
+
+
+_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
+
+
+def _batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:
+    def one(state: RigidState) -> RigidState:
+        def advance(k: Array, s: RigidState) -> RigidState:
+            return step(inputs, s, k.astype(jnp.result_type(dt)) * dt, dt)[0]
+
+        return jax.lax.fori_loop(0, steps, advance, state)
+
+    return jax.vmap(one)(states)
+
+
+_run_batch = jit(_batch)

@@ -1,0 +1,147 @@
+"""MIME's programs compile under MIME's own XLA options, and only MIME's.
+
+``mime._compile.jit`` passes ``COMPILER_OPTIONS`` with each program it compiles: no fusion is
+handed to YNNPACK, whose float64 kernels are slower than XLA's own loops on MIME's small
+arrays (``bench/contact_speed.py --xla-defaults``). The checks read the compiled program's
+text: a fusion handed to YNNPACK is marked ``__ynn_fusion`` there.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import mime
+from mime import _compile, demos, sweep
+from mime.dynamics import RigidState
+from mime.geometry import Capsule, Sphere
+from mime.nodes import ConstantLoad, rigid
+
+YNN = "__ynn_fusion"
+
+
+def _held(hull, **kw):
+    body = demos.make_body(hull, mass=1e-6, name="body", force=ConstantLoad((0.0, 0.0, -1e-5)), **kw)
+    experiment = demos.attach(body, demos.FLOOR.surface)
+    with jax.enable_x64(True):
+        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        start = jax.tree_util.tree_map(jnp.asarray, body.start)
+    return inputs, start
+
+
+def _chunk_args(inputs, start):
+    return inputs, start, jnp.asarray(demos.DT), jnp.asarray(0.0), jnp.asarray(3, jnp.int32)
+
+
+def _starts(start, n):
+    offsets = np.zeros((n, 3))
+    offsets[:, 0] = np.linspace(0.0, 1e-3, n)
+    return RigidState(jnp.asarray(np.asarray(start.position) + offsets),
+                      *(jnp.broadcast_to(getattr(start, k), (n,) + getattr(start, k).shape) for k in RigidState.FIELDS[1:]))
+
+
+@pytest.fixture(scope="module")
+def capsule():
+    # lying on the floor at the margin and tilted, so that the choice scans its samples and searches
+    turn = (np.cos(0.3), 0.0, np.sin(0.3), 0.0)
+    return _held(Capsule(radius=2.5e-4, length=1e-3), position=(0.0, 0.0, 6e-4), orientation=turn)
+
+
+def test_the_step_compiled_by_default_hands_fusions_to_ynnpack(capsule):
+    """The control: this XLA hands the step's fusions to YNNPACK unless told not to, so the
+    checks below can tell the two apart."""
+    with jax.enable_x64(True):
+        text = jax.jit(rigid._scan_chunk).lower(*_chunk_args(*capsule)).compile().as_text()
+    if YNN not in text:
+        pytest.skip("this XLA hands no fusion to YNNPACK by default; the option changes nothing")
+    assert YNN in text
+
+
+def test_run_scan_and_run_batch_compile_under_mimes_options(capsule):
+    inputs, start = capsule
+    with jax.enable_x64(True):
+        chunk = rigid._scan_chunk_program.lower(*_chunk_args(inputs, start)).compile().as_text()
+        batch = rigid._run_batch.lower(inputs, _starts(start, 2), jnp.asarray(demos.DT), jnp.asarray(2)).compile()
+    assert YNN not in chunk
+    assert YNN not in batch.as_text()
+
+
+def test_the_margin_sweep_compiles_under_mimes_options(monkeypatch):
+    texts = []
+    program = sweep._sweep
+
+    def spy(*args, **kwargs):
+        texts.append(program.lower(*args, **kwargs).compile().as_text())
+        return program(*args, **kwargs)
+
+    monkeypatch.setattr(sweep, "_sweep", spy)
+    sweep.margin_sweep("capsule", 3, seed=0, steps=1)
+    assert len(texts) == 1 and YNN not in texts[0]
+
+
+def test_the_options_are_the_programs_not_the_process(capsule):
+    """A caller's own program, compiled after MIME's, keeps XLA's defaults."""
+    inputs, start = capsule
+    with jax.enable_x64(True):
+        rigid.run_scan(inputs, start, demos.DT, 3)
+        own = jax.jit(rigid._scan_chunk).lower(*_chunk_args(inputs, start)).compile().as_text()
+        mimes = rigid._scan_chunk_program.lower(*_chunk_args(inputs, start)).compile().as_text()
+    assert own != mimes
+    assert _compile.COMPILER_OPTIONS == {"xla_cpu_experimental_ynn_fusion_type": ""}
+
+
+def test_run_scan_inside_a_callers_program_joins_it(capsule):
+    """JAX refuses compiler options on a program staged into another, so a traced ``run_scan``
+    takes the plain ``scan_chunk``: it runs, and agrees with the top-level run to rounding."""
+    inputs, start = capsule
+    with jax.enable_x64(True):
+        top, _ = rigid.run_scan(inputs, start, demos.DT, 40)
+        inner, _ = jax.jit(lambda i, s: rigid.run_scan(i, s, demos.DT, 40))(inputs, start)
+    for k in RigidState.FIELDS:
+        np.testing.assert_allclose(np.asarray(getattr(inner, k)), np.asarray(getattr(top, k)), rtol=1e-12, atol=1e-18)
+
+
+@pytest.mark.parametrize("hull", [Sphere(4e-4), Capsule(radius=2.5e-4, length=1e-3)], ids=["ball", "capsule"])
+def test_run_batch_steps_each_start_as_run_scan_does(hull):
+    """Each start of a batch ends where its own run ends: the ball dropped on to the floor, the
+    capsule landing tilted. (A box sliding on an incline does not: its spin kicks, MIME-ANO-140,
+    follow the last bits of a step's arithmetic, which a batched program may round otherwise.)"""
+    turn = (1.0, 0.0, 0.0, 0.0) if isinstance(hull, Sphere) else (np.cos(0.5), 0.0, np.sin(0.5), 0.0)
+    inputs, start = _held(hull, position=(0.0, 0.0, 1.2e-3), velocity=(0.0, 0.0, -0.1), orientation=turn)
+    steps = 60
+    with jax.enable_x64(True):
+        starts = _starts(start, 3)
+        final = rigid.run_batch(inputs, starts, demos.DT, steps)
+        for i in range(3):
+            alone, reports = rigid.run_scan(inputs, jax.tree_util.tree_map(lambda a: a[i], starts), demos.DT, steps)
+            for k in RigidState.FIELDS:
+                np.testing.assert_allclose(np.asarray(getattr(final, k))[i], np.asarray(getattr(alone, k))[-1],
+                                           rtol=1e-12, atol=1e-18)
+    assert np.asarray(reports.touching).any(), "the scenario never touched the floor"
+
+
+def test_run_batch_of_no_steps_keeps_the_starts_and_traces(capsule):
+    inputs, start = capsule
+    with jax.enable_x64(True):
+        starts = _starts(start, 2)
+        same = rigid.run_batch(inputs, starts, demos.DT, 0)
+        traced = jax.jit(lambda s, n: rigid.run_batch(inputs, s, demos.DT, n))(starts, 5)
+        top = rigid.run_batch(inputs, starts, demos.DT, 5)
+    for k in RigidState.FIELDS:
+        assert np.array_equal(np.asarray(getattr(same, k)), np.asarray(getattr(starts, k)))
+        np.testing.assert_allclose(np.asarray(getattr(traced, k)), np.asarray(getattr(top, k)), rtol=1e-12, atol=1e-18)
+
+
+def test_run_batch_refuses_what_it_cannot_run(capsule):
+    inputs, start = capsule
+    starts = _starts(start, 2)
+    with pytest.raises(mime.ValidationError, match=r"run_batch: states = 'dict' is not allowed; expected a RigidState"):
+        rigid.run_batch(inputs, starts.to_mapping(), demos.DT, 3)
+    with pytest.raises(mime.ValidationError, match=r"run_batch: states = '<a RigidState of shapes \[\(3,\), \(4,\)"):
+        rigid.run_batch(inputs, start, demos.DT, 3)
+    with pytest.raises(mime.ValidationError, match=r"run_batch: steps = -1 is not allowed; expected a whole number of steps, at least 0"):
+        rigid.run_batch(inputs, starts, demos.DT, -1)
+    with pytest.raises(mime.ValidationError, match=r"run_batch: dt = 0.0 is not allowed"):
+        rigid.run_batch(inputs, starts, 0.0, 3)

@@ -362,6 +362,19 @@ def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: A
     return offset + turn @ pp, ok
 
 
+def _first_least(g: Array) -> Array:
+    """Each row's first column holding its least value, ``(GROUPS,)``: ``jnp.argmin(g, axis=1)``, to the index.
+
+    Taken as a least value and then the first column that equals it (a NaN counting as least, as
+    ``argmin`` counts it), two plain reductions: XLA's CPU backend runs an arg-reduction, which
+    reduces (value, index) pairs, several times slower on a batch of groups.
+    """
+    least = jnp.min(g, axis=1, keepdims=True)
+    columns = jnp.arange(g.shape[1], dtype=jnp.int32)
+    hit = (g == least) | jnp.isnan(g)
+    return jnp.min(jnp.where(hit, columns, g.shape[1] - 1), axis=1)
+
+
 def _rows(c: Array, ndim: int) -> tuple[Array, ...]:
     """The start index of chunk ``c`` of a ``(GROUPS, G, ...)`` array of ``ndim`` axes."""
     zero = jnp.zeros((), jnp.int32)
@@ -369,11 +382,9 @@ def _rows(c: Array, ndim: int) -> tuple[Array, ...]:
 
 
 class _Scan(NamedTuple):
-    """One pass over a hold's samples at a pose (per group): every sample's gap (``(GROUPS, G)``,
-    ``inf`` beyond the filled chunks), and the nearest sample of a kind held at its samples and the
-    nearest of a kind with a support query (each its gap and index)."""
+    """One pass over a hold's samples at a pose (per group): the nearest sample of a kind held at its
+    samples and the nearest of a kind with a support query (each its gap and index)."""
 
-    gaps: Array
     gap_ns: Array
     i_ns: Array
     gap_sup: Array
@@ -514,36 +525,43 @@ class HullHold:
         """Rows ``c * SAMPLE_CHUNK ...`` of a ``(GROUPS, G, ...)`` array."""
         return jax.lax.dynamic_slice(a, _rows(c, a.ndim), (GROUPS, SAMPLE_CHUNK) + a.shape[2:])
 
+    def _chunk_gaps(self, x: Array, R: Array, c: Array) -> Array:
+        """``(GROUPS, SAMPLE_CHUNK)`` m: the gaps of chunk ``c``'s samples at the pose ``(x, R)``.
+
+        Computed where it is read (the scan, each later start's round) rather than kept for every
+        sample; the optimisation barrier compiles it alike at both, so they agree to the last bit.
+        """
+        phi, _ = self.surface.distance_and_normal(x + self._chunk(self.samples, c) @ R.T)
+        return jax.lax.optimization_barrier(phi - self.margin)
+
     def _scan(self, x: Array, R: Array) -> _Scan:
-        """Every sample's gap at the pose, and each group's nearest sample of either sort (one pass)."""
+        """Each group's nearest sample of either sort at the pose (one pass over the filled chunks)."""
         inf = jnp.array(jnp.inf, dtype=x.dtype)
         groups = jnp.arange(GROUPS)
 
         def nearest(gap: Array, mask: Array, c: Array, best: Array, index: Array) -> tuple[Array, Array]:
             g = jnp.where(mask, gap, inf)
-            j = jnp.argmin(g, axis=1)
+            j = _first_least(g)
             gj = g[groups, j]
             better = gj < best  # the first of equals, as one argmin over every chunk would take
             return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
 
         def chunk(c: Array, carry: _Scan) -> _Scan:
-            S, valid, sup = self._chunk(self.samples, c), self._chunk(self.valid, c), self._chunk(self.supported, c)
-            phi, _ = self.surface.distance_and_normal(x + S @ R.T)
-            gap = phi - self.margin
+            valid, sup = self._chunk(self.valid, c), self._chunk(self.supported, c)
+            gap = self._chunk_gaps(x, R, c)
             gap_ns, i_ns = nearest(gap, valid & ~sup, c, carry.gap_ns, carry.i_ns)
             gap_sup, i_sup = nearest(gap, valid & sup, c, carry.gap_sup, carry.i_sup)
-            gaps = jax.lax.dynamic_update_slice(carry.gaps, gap, _rows(c, 2))
-            return _Scan(gaps, gap_ns, i_ns, gap_sup, i_sup)
+            return _Scan(gap_ns, i_ns, gap_sup, i_sup)
 
         none = jnp.full(GROUPS, inf)
         first = jnp.zeros(GROUPS, jnp.int32)
-        start = _Scan(jnp.full(self.valid.shape, inf), none, first, none, first)
-        return jax.lax.fori_loop(0, self.chunks, chunk, start)
+        return jax.lax.fori_loop(0, self.chunks, chunk, _Scan(none, first, none, first))
 
-    def _next_start(self, gaps: Array, avail: Array, last: Array) -> tuple[Array, Array, Array]:
-        """``(avail, i, gap)``: the samples still available once those near the ``last`` start are taken
-        away, and each group's nearest of them (its index and gap; ``inf`` where none is left)."""
-        inf = jnp.array(jnp.inf, dtype=gaps.dtype)
+    def _next_start(self, x: Array, R: Array, avail: Array, last: Array) -> tuple[Array, Array, Array]:
+        """``(avail, i, gap)``: the samples still available at the pose ``(x, R)`` once those near the
+        ``last`` start are taken away, and each group's nearest of them (its index and gap; ``inf``
+        where none is left)."""
+        inf = jnp.array(jnp.inf, dtype=x.dtype)
         groups = jnp.arange(GROUPS)
 
         def chunk(c: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
@@ -551,8 +569,8 @@ class HullHold:
             S = self._chunk(self.samples, c)
             far = jnp.sum((S - last[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
             a = self._chunk(avail, c) & far
-            g = jnp.where(a, self._chunk(gaps, c), inf)
-            j = jnp.argmin(g, axis=1)
+            g = jnp.where(a, self._chunk_gaps(x, R, c), inf)
+            j = _first_least(g)
             gj = g[groups, j]
             better = gj < best  # the first of equals, as one argmin over every chunk would take
             avail = jax.lax.dynamic_update_slice(avail, a, _rows(c, 2))
@@ -593,7 +611,7 @@ class HullHold:
         # first round's start is the scan's nearest supported sample.
         def round_(k: Array, r: _Rounds) -> _Rounds:
             avail, i, gap_i = jax.lax.cond(k == 0, lambda: (r.avail, scan.i_sup, scan.gap_sup),
-                                           lambda: self._next_start(scan.gaps, r.avail, r.last))
+                                           lambda: self._next_start(x, R, r.avail, r.last))
             ok = jnp.isfinite(gap_i) & (k < self.starts)
             hint = S[groups, i]
             p = part[groups, i]
@@ -617,7 +635,8 @@ class HullHold:
         part_sup = jnp.where(found, r.best_part, part0)
         short = has_start & ~found
         mask_sup = jnp.where(found[:, None], masks[part_sup], 1.0)
-        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, scan.gaps[groups, i0], inf))
+        # where a start was had and no search converged, the start's own gap: the scan's nearest supported
+        gap_sup = jnp.where(found, best_gap, jnp.where(has_start, scan.gap_sup, inf))
 
         # the nearer of the two sorts (a kind held at its samples, a kind searched)
         use_ns = gap_ns < gap_sup

@@ -46,19 +46,21 @@ def residual(lam: Array, u: Array, diag: Array, target: Array, active: Array) ->
     return jnp.max(jnp.where(active, jnp.abs(r), 0.0))
 
 
-def _sweep(K: Array, target: Array, active: Array, lam: Array, u: Array) -> tuple[Array, Array]:
-    """One Gauss-Seidel sweep over the rows, each clamped at zero."""
-    diag = jnp.diagonal(K)
+def _sweep(KT: Array, target: Array, active: Array, lam: Array, u: Array) -> tuple[Array, Array]:
+    """One Gauss-Seidel sweep over the rows, each clamped at zero; ``KT`` is the Delassus matrix
+    transposed, so that the column a row's force moves the speeds by is one of its rows (read
+    contiguously, once per row of every sweep)."""
+    diag = jnp.diagonal(KT)
 
     def row(i: Array, carry: tuple[Array, Array]) -> tuple[Array, Array]:
         lam, u = carry
         new = jnp.maximum(0.0, lam[i] + (target[i] - u[i]) / diag[i])
         new = jnp.where(active[i], new, 0.0)
         step = new - lam[i]
-        return lam.at[i].set(new), u + K[:, i] * step
+        return lam.at[i].set(new), u + KT[i] * step
 
     # a rolled loop over the rows: unrolling them was measured no faster to run and slower to compile
-    return jax.lax.fori_loop(0, K.shape[0], row, (lam, u))
+    return jax.lax.fori_loop(0, KT.shape[0], row, (lam, u))
 
 
 def pgs(K: Array, u0: Array, target: Array, active: Array, sweeps: int) -> tuple[Array, Array, Array]:
@@ -69,10 +71,11 @@ def pgs(K: Array, u0: Array, target: Array, active: Array, sweeps: int) -> tuple
     sweep's residual (:func:`residual`). Every one of the ``sweeps`` runs.
     """
     diag = jnp.diagonal(K)
+    KT = K.T
 
     def sweep(s: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         lam, u, hist = carry
-        lam, u = _sweep(K, target, active, lam, u)
+        lam, u = _sweep(KT, target, active, lam, u)
         return lam, u, hist.at[s].set(residual(lam, u, diag, target, active))
 
     lam0 = jnp.zeros_like(u0)
@@ -95,6 +98,7 @@ def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
     too, and would report the same residual), or until ``sweeps`` have run.
     """
     diag = jnp.diagonal(K)
+    KT = K.T
 
     def more(carry: tuple[Array, Array, Array, Array, Array]) -> Array:
         s, _, _, _, moved = carry
@@ -102,7 +106,7 @@ def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
 
     def sweep(carry: tuple[Array, Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array, Array]:
         s, lam, u, _, _ = carry
-        new_lam, new_u = _sweep(K, target, active, lam, u)
+        new_lam, new_u = _sweep(KT, target, active, lam, u)
         moved = _differ(new_lam, lam) | _differ(new_u, u)
         return s + 1, new_lam, new_u, residual(new_lam, new_u, diag, target, active), moved
 

@@ -410,7 +410,7 @@ call it inside a program of their own."""
 
 
 CHUNK = 128
-"""The steps of one compiled piece of :func:`run_scan`: a run of any length calls that one program
+"""The steps of one compiled piece of :func:`run_scan`. A run of any length calls that one program
 ``ceil(steps / CHUNK)`` times, so that a count of steps never keys a compilation."""
 
 
@@ -471,10 +471,12 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> t
 def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:
     """The states of a batch of bodies after ``steps`` steps of ``dt`` s: one body's ``inputs``, ``n`` starts.
 
-    Each start steps as :func:`step` would step it alone (the ``k``-th step from time ``k * dt``);
-    the batch runs as one compiled program, a ``vmap`` over the starts of the steps rolled by a loop,
-    compiled under MIME's options (``mime._compile``). Only the final states are kept, as a
-    batched roll-out's peers keep them (MuJoCo's ``rollout``, MJX under ``vmap``).
+    Each start takes the steps :func:`step` takes (the ``k``-th from time ``k * dt``); the batch runs
+    as one compiled program, a ``vmap`` over the starts of the steps rolled by a loop, compiled under
+    MIME's options (``mime._compile``). Only the final states are kept, as a batched roll-out's
+    peers keep them (MuJoCo's ``rollout``, MJX under ``vmap``). XLA may round a batched program's
+    arithmetic otherwise than a single body's, so a start ends where its own :func:`run_scan` ends
+    to rounding; a motion that follows the last bits (MIME-ANO-140's spin kicks) may part from it.
 
     Args:
         inputs: One body's :class:`StepInputs` (``Experiment.build().step_inputs(body)``), shared

@@ -540,11 +540,17 @@ class HullHold:
         groups = jnp.arange(GROUPS)
 
         def nearest(gap: Array, mask: Array, c: Array, best: Array, index: Array) -> tuple[Array, Array]:
-            g = jnp.where(mask, gap, inf)
-            j = _first_least(g)
-            gj = g[groups, j]
-            better = gj < best  # the first of equals, as one argmin over every chunk would take
-            return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+            def search() -> tuple[Array, Array]:
+                g = jnp.where(mask, gap, inf)
+                j = _first_least(g)
+                gj = g[groups, j]
+                better = gj < best  # the first of equals, as one argmin over every chunk would take
+                return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+
+            # a chunk with no sample of this sort (every sample of a box, none of a capsule, is searched)
+            # would find only inf, which is never nearer: it is not searched (the hold's masks are
+            # shared by a batch's starts, so this stays a branch under vmap)
+            return jax.lax.cond(jnp.any(mask), search, lambda: (best, index))
 
         def chunk(c: Array, carry: _Scan) -> _Scan:
             valid, sup = self._chunk(self.valid, c), self._chunk(self.supported, c)

@@ -391,6 +391,17 @@ class _Scan(NamedTuple):
     i_sup: Array
 
 
+class _Choice(NamedTuple):
+    """What a choice picks, per group (the :class:`Held` fields but the rows, taken from these)."""
+
+    point: Array
+    mask: Array
+    part: Array
+    supported: Array
+    by_samples: Array
+    short: Array
+
+
 class _Rounds(NamedTuple):
     """The starts' rounds' carry (per group): the samples still available as starts, the last start
     taken, the deepest converged search so far (its gap, point and part), and whether the first
@@ -588,9 +599,13 @@ class HullHold:
 
     def choose(self, x: Array, q: Array) -> Held:
         """Each group's held point at the pose ``(x, q)`` (see the module's docstring)."""
-        return jax.lax.cond(self.search_once, self._choose_once, self._choose_scan, x, q)
+        # the rows of the chosen points are taken after the branch, once in the compiled step, and
+        # only the choice passes out of it
+        c = jax.lax.cond(self.search_once, self._choose_once, self._choose_scan, x, q)
+        n, g, lever = self.rows_at(x, q, c.point, c.mask)
+        return Held(c.point, n, g, lever, c.mask, c.part, c.supported, c.by_samples, c.short)
 
-    def _choose_scan(self, x: Array, q: Array) -> Held:
+    def _choose_scan(self, x: Array, q: Array) -> _Choice:
         S, part = self.samples, self.part
         R = rotation.matrix(q)
         scan = self._scan(x, R)
@@ -651,10 +666,9 @@ class HullHold:
         held_part = jnp.where(use_ns, part[groups, i_ns], part_sup)
         short = short & ~use_ns
         supported_pt = found & ~use_ns
-        n, g, lever = self.rows_at(x, q, point, mask)
-        return Held(point, n, g, lever, mask, held_part, supported_pt, use_ns, short)
+        return _Choice(point, mask, held_part, supported_pt, use_ns, short)
 
-    def _choose_once(self, x: Array, q: Array) -> Held:
+    def _choose_once(self, x: Array, q: Array) -> _Choice:
         """:meth:`choose` where every group's search reaches one point (``search_once``): the flat
         surface's normal is the same at every start and the support ignores the start, so the
         point is searched once, at the part's origin, and held by every group."""
@@ -664,9 +678,8 @@ class HullHold:
         masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
         point = jnp.broadcast_to(pt, (GROUPS, 3))
         mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
-        n, g, lever = self.rows_at(x, q, point, mask)
         yes, no = jnp.ones(GROUPS, bool), jnp.zeros(GROUPS, bool)
-        return Held(point, n, g, lever, mask, jnp.zeros(GROUPS, self.part.dtype), yes, no, no)
+        return _Choice(point, mask, jnp.zeros(GROUPS, self.part.dtype), yes, no, no)
 
     def refine(self, x: Array, q: Array, held: Held, points: Array, iterations: int) -> Array:
         """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay).

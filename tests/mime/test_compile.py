@@ -49,14 +49,19 @@ def capsule():
     return _held(Capsule(radius=2.5e-4, length=1e-3), position=(0.0, 0.0, 6e-4), orientation=turn)
 
 
-def test_the_step_compiled_by_default_hands_fusions_to_ynnpack(capsule):
-    """The control: this XLA hands the step's fusions to YNNPACK unless told not to, so the
-    checks below can tell the two apart."""
+def _dot_program(**kw):
+    """A small program with a dot and a reduction, compiled with ``kw`` (no MIME in it)."""
     with jax.enable_x64(True):
-        text = jax.jit(rigid._scan_chunk).lower(*_chunk_args(*capsule)).compile().as_text()
-    if YNN not in text:
+        a, b = jnp.ones((512, 3)), jnp.ones((3, 300))
+        return jax.jit(lambda a, b: jnp.sum((a @ b) ** 2, axis=0), **kw).lower(a, b).compile().as_text()
+
+
+def test_xla_here_hands_fusions_to_ynnpack_unless_told_not_to():
+    """The control: this XLA hands a dot and its reduction to YNNPACK by default, and not under
+    MIME's options, so the checks below can tell the two apart."""
+    if YNN not in _dot_program():
         pytest.skip("this XLA hands no fusion to YNNPACK by default; the option changes nothing")
-    assert YNN in text
+    assert YNN not in _dot_program(compiler_options=_compile.COMPILER_OPTIONS)
 
 
 def test_run_scan_and_run_batch_compile_under_mimes_options(capsule):
@@ -77,7 +82,7 @@ def test_the_margin_sweep_compiles_under_mimes_options(monkeypatch):
         return program(*args, **kwargs)
 
     monkeypatch.setattr(sweep, "_sweep", spy)
-    sweep.margin_sweep("capsule", 3, seed=0, steps=1)
+    sweep.margin_sweep("capsule", 5, seed=0, steps=2)  # test_sweep_programs' size: its program
     assert len(texts) == 1 and YNN not in texts[0]
 
 
@@ -86,9 +91,8 @@ def test_the_options_are_the_programs_not_the_process(capsule):
     inputs, start = capsule
     with jax.enable_x64(True):
         rigid.run_scan(inputs, start, demos.DT, 3)
-        own = jax.jit(rigid._scan_chunk).lower(*_chunk_args(inputs, start)).compile().as_text()
-        mimes = rigid._scan_chunk_program.lower(*_chunk_args(inputs, start)).compile().as_text()
-    assert own != mimes
+        rigid.run_batch(inputs, _starts(start, 2), demos.DT, 2)
+    assert _dot_program() == _dot_program(compiler_options={})
     assert _compile.COMPILER_OPTIONS == {"xla_cpu_experimental_ynn_fusion_type": ""}
 
 
@@ -112,9 +116,9 @@ def test_run_batch_steps_each_start_as_run_scan_does(hull):
     inputs, start = _held(hull, position=(0.0, 0.0, 1.2e-3), velocity=(0.0, 0.0, -0.1), orientation=turn)
     steps = 60
     with jax.enable_x64(True):
-        starts = _starts(start, 3)
+        starts = _starts(start, 2)
         final = rigid.run_batch(inputs, starts, demos.DT, steps)
-        for i in range(3):
+        for i in range(2):
             alone, reports = rigid.run_scan(inputs, jax.tree_util.tree_map(lambda a: a[i], starts), demos.DT, steps)
             for k in RigidState.FIELDS:
                 np.testing.assert_allclose(np.asarray(getattr(final, k))[i], np.asarray(getattr(alone, k))[-1],

@@ -442,6 +442,12 @@ _scan_chunk_program = jit(_scan_chunk)
 caller's trace takes ``scan_chunk``, a plain ``jax.jit`` that may be staged into it."""
 
 
+def _any_traced(*trees: Any) -> bool:
+    """Whether any leaf of ``trees`` is traced: the call is inside a caller's program, which MIME's
+    own compiled programs (their options their own) cannot be staged into."""
+    return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
+
+
 def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> tuple[RigidState, ContactReport]:
     """``steps`` steps of ``dt`` s from ``state0``: the states after each step and the reports, each
     field with a leading axis over the steps.
@@ -453,7 +459,7 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> t
     """
     steps = int(steps)
     dtype = jnp.result_type(dt)
-    traced = any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves((inputs, state0, dt)))
+    traced = _any_traced(inputs, state0, dt)
     pieces = []
     state = state0
     chunk = scan_chunk if traced else _scan_chunk_program
@@ -466,6 +472,9 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> t
             [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
     return jax.tree_util.tree_map(lambda *parts: jnp.asarray(np.concatenate(
         [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)])), *(out for out, _ in pieces))
+
+
+_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
 
 
 def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:
@@ -505,12 +514,9 @@ def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> Ri
     check_timestep(dt, where=where)
     if not is_traced(steps):
         _STEPS.check(steps, "steps", where=where)
-    if any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves((inputs, states, dt, steps))):
+    if _any_traced(inputs, states, dt, steps):
         return _batch(inputs, states, dt, steps)  # inside a caller's trace: it joins that program
     return _run_batch(inputs, states, dt, steps)
-
-
-_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
 
 
 def _batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:

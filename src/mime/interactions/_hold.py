@@ -375,6 +375,16 @@ def _first_least(g: Array) -> Array:
     return jnp.min(jnp.where(hit, columns, g.shape[1] - 1), axis=1)
 
 
+def _nearer(g: Array, c: Array, best: Array, index: Array) -> tuple[Array, Array]:
+    """``(best, index)`` after chunk ``c``'s gaps ``g`` ``(GROUPS, SAMPLE_CHUNK)``: each group's least gap
+    so far and its sample's index, taken from the chunk where its least is smaller (the first of
+    equals, as one ``argmin`` over every chunk would take)."""
+    j = _first_least(g)
+    gj = g[jnp.arange(GROUPS), j]
+    better = gj < best
+    return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+
+
 def _rows(c: Array, ndim: int) -> tuple[Array, ...]:
     """The start index of chunk ``c`` of a ``(GROUPS, G, ...)`` array of ``ndim`` axes."""
     zero = jnp.zeros((), jnp.int32)
@@ -548,15 +558,10 @@ class HullHold:
     def _scan(self, x: Array, R: Array) -> _Scan:
         """Each group's nearest sample of either sort at the pose (one pass over the filled chunks)."""
         inf = jnp.array(jnp.inf, dtype=x.dtype)
-        groups = jnp.arange(GROUPS)
 
         def nearest(gap: Array, mask: Array, c: Array, best: Array, index: Array) -> tuple[Array, Array]:
             def search() -> tuple[Array, Array]:
-                g = jnp.where(mask, gap, inf)
-                j = _first_least(g)
-                gj = g[groups, j]
-                better = gj < best  # the first of equals, as one argmin over every chunk would take
-                return jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+                return _nearer(jnp.where(mask, gap, inf), c, best, index)
 
             # a chunk with no sample of this sort (every sample of a box, none of a capsule, is searched)
             # would find only inf, which is never nearer: it is not searched (the hold's masks are
@@ -579,19 +584,14 @@ class HullHold:
         ``last`` start are taken away, and each group's nearest of them (its index and gap; ``inf``
         where none is left)."""
         inf = jnp.array(jnp.inf, dtype=x.dtype)
-        groups = jnp.arange(GROUPS)
 
         def chunk(c: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
             avail, best, index = carry
             S = self._chunk(self.samples, c)
             far = jnp.sum((S - last[:, None, :]) ** 2, axis=-1) > self.exclusion[:, None] ** 2
             a = self._chunk(avail, c) & far
-            g = jnp.where(a, self._chunk_gaps(x, R, c), inf)
-            j = _first_least(g)
-            gj = g[groups, j]
-            better = gj < best  # the first of equals, as one argmin over every chunk would take
-            avail = jax.lax.dynamic_update_slice(avail, a, _rows(c, 2))
-            return avail, jnp.where(better, gj, best), jnp.where(better, (c * SAMPLE_CHUNK + j).astype(jnp.int32), index)
+            best, index = _nearer(jnp.where(a, self._chunk_gaps(x, R, c), inf), c, best, index)
+            return jax.lax.dynamic_update_slice(avail, a, _rows(c, 2)), best, index
 
         start = (avail, jnp.full(GROUPS, inf), jnp.zeros(GROUPS, jnp.int32))
         avail, gap, i = jax.lax.fori_loop(0, self.chunks, chunk, start)

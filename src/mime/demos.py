@@ -639,7 +639,7 @@ class TouchingIsForce:
 def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
     from mime.dynamics import FreeFlight
-    from mime.nodes.rigid import scan_chunk
+    from mime.nodes.rigid import run_scan
 
     body = make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                      velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
@@ -650,14 +650,11 @@ def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
         held_inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
         free_inputs = replace(held_inputs, hold=FreeFlight())
         starts = jax.tree_util.tree_map(lambda a0, a: np.concatenate([a0[None], a[:-1]]), body.start, s)
-        one = jnp.asarray(1, jnp.int32)
 
         def after(inputs: Any, k: int) -> RigidState:
-            # one step from the k-th start: the run's own compiled chunk, its first step only. The step's
-            # number is passed as run_scan passes it, a float64 array (jnp.asarray(float(k)) is weakly typed,
-            # which keys a second compilation of the chunk for the same arithmetic)
+            # one step from the k-th start, as step number k: the run's own compiled program
             start = jax.tree_util.tree_map(lambda a: jnp.asarray(a[k]), starts)
-            _, (states, _) = scan_chunk(inputs, start, DT, jnp.asarray(k, jnp.float64), one)
+            states, _ = run_scan(inputs, start, DT, 1, first=k)
             return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), states)
 
         def differ(a: RigidState, b: RigidState) -> bool:

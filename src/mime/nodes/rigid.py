@@ -448,24 +448,25 @@ def _any_traced(*trees: Any) -> bool:
     return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
 
 
-def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int) -> tuple[RigidState, ContactReport]:
-    """``steps`` steps of ``dt`` s from ``state0``: the states after each step and the reports, each
-    field with a leading axis over the steps.
+def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
+             first: int = 0) -> tuple[RigidState, ContactReport]:
+    """``steps`` steps of ``dt`` s from ``state0``, taken as step number ``first`` (at time ``first * dt``,
+    s): the states after each step and the reports, each field with a leading axis over the steps.
 
     The steps run as :func:`scan_chunk`'s one compiled program (a ``lax.scan`` whose carry is
     the state), called once per :data:`CHUNK` steps and compiled under MIME's options
     (``mime._compile``); ``steps`` is a Python int and keys no compilation. Traceable: under
     ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace (and its options).
     """
-    steps = int(steps)
+    steps, first = int(steps), int(first)
     dtype = jnp.result_type(dt)
     traced = _any_traced(inputs, state0, dt)
     pieces = []
     state = state0
     chunk = scan_chunk if traced else _scan_chunk_program
-    for first in range(0, steps, CHUNK):
-        count = min(CHUNK, steps - first)
-        state, out = chunk(inputs, state, dt, jnp.asarray(first, dtype), jnp.asarray(count, jnp.int32))
+    for done in range(0, steps, CHUNK):
+        count = min(CHUNK, steps - done)
+        state, out = chunk(inputs, state, dt, jnp.asarray(first + done, dtype), jnp.asarray(count, jnp.int32))
         pieces.append((out, count))
     if traced:
         return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(

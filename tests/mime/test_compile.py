@@ -2,11 +2,20 @@
 
 ``mime._compile.jit`` passes ``COMPILER_OPTIONS`` with each program it compiles: no fusion is
 handed to YNNPACK, whose float64 kernels are slower than XLA's own loops on MIME's small
-arrays (``bench/contact_speed.py --xla-defaults``). The checks read the compiled program's
-text: a fusion handed to YNNPACK is marked ``__ynn_fusion`` there.
+arrays (``bench/contact_speed.py --xla-defaults``), and copy insertion asks XLA's region
+analysis which of a region's buffers need a copy. The checks read the compiled program's
+text: a fusion handed to YNNPACK is marked ``__ynn_fusion`` there, and each copy is a
+``copy(`` instruction.
+
+A check that reads a program MIME has just run compiles it again with the arguments the run
+passed (``_spy``): with JAX's persistent cache set, as under this project's pytest, that
+compilation is a read of the cache. (The margin sweep's program is read so in
+``test_sweep_programs.py``, where it runs.)
 """
 
 from __future__ import annotations
+
+import re
 
 import jax
 import jax.numpy as jnp
@@ -14,10 +23,10 @@ import numpy as np
 import pytest
 
 import mime
-from mime import _compile, demos, sweep
+from mime import _compile, demos
 from mime.dynamics import RigidState
 from mime.geometry import Capsule, Sphere
-from mime.nodes import ConstantLoad, rigid
+from mime.nodes import ConstantLoad, RotatingFieldTorque, rigid
 
 YNN = "__ynn_fusion"
 
@@ -29,10 +38,6 @@ def _held(hull, **kw):
         inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
         start = jax.tree_util.tree_map(jnp.asarray, body.start)
     return inputs, start
-
-
-def _chunk_args(inputs, start):
-    return inputs, start, jnp.asarray(demos.DT), jnp.asarray(0.0), jnp.asarray(3, jnp.int32)
 
 
 def _starts(start, n):
@@ -56,6 +61,35 @@ def _dot_program(**kw):
         return jax.jit(lambda a, b: jnp.sum((a @ b) ** 2, axis=0), **kw).lower(a, b).compile().as_text()
 
 
+def _loop_program(**kw):
+    """A small loop with a branch, carrying two arrays it swaps, compiled with ``kw`` (no MIME in it)."""
+    def f(a, b, k):
+        def body(i, c):
+            a, b = c
+            a, b = jax.lax.cond(a[0] > i, lambda: (a + 1.0, b), lambda: (a, b * 2.0))
+            return b[::-1], a
+        return jax.lax.fori_loop(0, k, body, (a, b))
+
+    return jax.jit(f, **kw).lower(jnp.ones(8), jnp.ones(8), 3).compile().as_text()
+
+
+def _copies(text):
+    return len(re.findall(r" copy\(", text))
+
+
+def _spy(monkeypatch, module, name):
+    """Replace ``module.name``, a compiled program, by one that records each call's arguments;
+    returns ``(program, calls)``."""
+    program, calls = getattr(module, name), []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return program(*args, **kwargs)
+
+    monkeypatch.setattr(module, name, spy)
+    return program, calls
+
+
 def test_xla_here_hands_fusions_to_ynnpack_unless_told_not_to():
     """The control: this XLA hands a dot and its reduction to YNNPACK by default, and not under
     MIME's options, so the checks below can tell the two apart."""
@@ -64,36 +98,37 @@ def test_xla_here_hands_fusions_to_ynnpack_unless_told_not_to():
     assert YNN not in _dot_program(compiler_options=_compile.COMPILER_OPTIONS)
 
 
-def test_run_scan_and_run_batch_compile_under_mimes_options(capsule):
+def test_mimes_options_copy_less_in_loops_and_branches():
+    """Under MIME's options a loop that carries arrays through a branch is compiled with fewer
+    copies than under XLA's defaults, or under the YNNPACK option alone."""
+    ynn_only = {k: v for k, v in _compile.COMPILER_OPTIONS.items() if "ynn" in k}
+    assert _copies(_loop_program(compiler_options=_compile.COMPILER_OPTIONS)) < \
+        _copies(_loop_program(compiler_options=ynn_only)) == _copies(_loop_program())
+
+
+def test_run_scan_and_run_batch_compile_under_mimes_options(capsule, monkeypatch):
     inputs, start = capsule
+    chunk, chunk_calls = _spy(monkeypatch, rigid, "_scan_chunk_program")
+    batch, batch_calls = _spy(monkeypatch, rigid, "_run_batch")
     with jax.enable_x64(True):
-        chunk = rigid._scan_chunk_program.lower(*_chunk_args(inputs, start)).compile().as_text()
-        batch = rigid._run_batch.lower(inputs, _starts(start, 2), jnp.asarray(demos.DT), jnp.asarray(2)).compile()
-    assert YNN not in chunk
-    assert YNN not in batch.as_text()
-
-
-def test_the_margin_sweep_compiles_under_mimes_options(monkeypatch):
-    texts = []
-    program = sweep._sweep
-
-    def spy(*args, **kwargs):
-        texts.append(program.lower(*args, **kwargs).compile().as_text())
-        return program(*args, **kwargs)
-
-    monkeypatch.setattr(sweep, "_sweep", spy)
-    sweep.margin_sweep("capsule", 3, seed=0, steps=1)  # not test_sweep_programs' 5 starts: it counts its own program
-    assert len(texts) == 1 and YNN not in texts[0]
+        rigid.run_scan(inputs, start, demos.DT, 3)
+        rigid.run_batch(inputs, _starts(start, 2), demos.DT, 2)
+        (args, kwargs), = chunk_calls
+        chunk_text = chunk.lower(*args, **kwargs).compile().as_text()
+        (args, kwargs), = batch_calls
+        batch_text = batch.lower(*args, **kwargs).compile().as_text()
+    assert YNN not in chunk_text
+    assert YNN not in batch_text
 
 
 def test_the_options_are_the_programs_not_the_process(capsule):
-    """A caller's own program, compiled after MIME's, keeps XLA's defaults."""
+    """A caller's own programs, compiled after MIME's, keep XLA's defaults."""
     inputs, start = capsule
     with jax.enable_x64(True):
         rigid.run_scan(inputs, start, demos.DT, 3)
         rigid.run_batch(inputs, _starts(start, 2), demos.DT, 2)
     assert _dot_program() == _dot_program(compiler_options={})
-    assert _compile.COMPILER_OPTIONS == {"xla_cpu_experimental_ynn_fusion_type": ""}
+    assert _loop_program() == _loop_program(compiler_options={})
 
 
 def test_run_scan_inside_a_callers_program_joins_it(capsule):
@@ -105,6 +140,24 @@ def test_run_scan_inside_a_callers_program_joins_it(capsule):
         inner, _ = jax.jit(lambda i, s: rigid.run_scan(i, s, demos.DT, 40))(inputs, start)
     for k in RigidState.FIELDS:
         np.testing.assert_allclose(np.asarray(getattr(inner, k)), np.asarray(getattr(top, k)), rtol=1e-12, atol=1e-18)
+
+
+def test_run_scan_from_a_later_step_number_is_that_part_of_the_run():
+    """``first`` numbers the steps (step ``k`` at time ``k dt``): from the state after a run's 2nd step,
+    taken as step 2, the steps are the run's own from there, to the bit. The capsule turns under a
+    rotating field's torque, so a step's time matters: taken as step 0, they are not."""
+    turn = (np.cos(0.3), 0.0, np.sin(0.3), 0.0)
+    torque = RotatingFieldTorque(moment=(1e-9, 0.0, 0.0), field=5e-3, frequency=50.0, axis=(0.0, 0.0, 1.0))
+    inputs, start = _held(Capsule(radius=2.5e-4, length=1e-3), position=(0.0, 0.0, 6e-4), orientation=turn,
+                          torque=torque)
+    with jax.enable_x64(True):
+        whole, _ = rigid.run_scan(inputs, start, demos.DT, 5)
+        after2 = jax.tree_util.tree_map(lambda a: a[1], whole)
+        later, _ = rigid.run_scan(inputs, after2, demos.DT, 3, first=2)
+        as_first, _ = rigid.run_scan(inputs, after2, demos.DT, 3)
+    for k in RigidState.FIELDS:
+        assert np.array_equal(np.asarray(getattr(later, k)), np.asarray(getattr(whole, k))[2:])
+    assert not np.array_equal(np.asarray(as_first.angular_velocity), np.asarray(whole.angular_velocity)[2:])
 
 
 @pytest.mark.parametrize("hull", [Sphere(4e-4), Capsule(radius=2.5e-4, length=1e-3)], ids=["ball", "capsule"])

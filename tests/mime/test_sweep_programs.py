@@ -14,11 +14,24 @@ import numpy as np
 from mime import sweep
 
 
-def test_the_sweeps_of_every_hull_kind_share_one_compiled_program():
-    before = sweep._sweep._cache_size()
+def test_the_sweeps_of_every_hull_kind_share_one_compiled_program(monkeypatch):
+    program, calls = sweep._sweep, []
+
+    def spy(*args, **kwargs):
+        calls.append((args, kwargs))
+        return program(*args, **kwargs)
+
+    monkeypatch.setattr(sweep, "_sweep", spy)
+    before = program._cache_size()
     for kind in ("sphere", "box", "mesh", "screw"):  # a batch of 5 starts keys no other test's program
         sweep.margin_sweep(kind, 5, seed=0, steps=2)
-    assert sweep._sweep._cache_size() - before == 1
+    assert program._cache_size() - before == 1
+    # compiled under MIME's options (tests/mime/test_compile.py): no fusion handed to YNNPACK. The
+    # program just compiled, compiled again from the first call's arguments: a read of JAX's
+    # persistent cache where one is set
+    args, kwargs = calls[0]
+    with jax.enable_x64(True):
+        assert "__ynn_fusion" not in program.lower(*args, **kwargs).compile().as_text()
 
 
 def test_a_kind_measured_over_points_reads_exactly_its_own():

@@ -96,6 +96,29 @@ class Screw(Geometry):
         r = self.radius_at(theta, z)
         return jnp.stack([r * jnp.cos(theta), r * jnp.sin(theta), z], axis=-1)
 
+    def reach_derivatives(self, d: Any, theta: Any, z: Any) -> tuple[Any, Any, Any, Any, Any]:
+        """The first and second derivatives of the reach ``g(theta, z) = p(theta, z) . d`` along the
+        unit ``d``, in closed form: ``(g_t, g_z, g_tt, g_tz, g_zz)`` (m per radian or per m).
+
+        With ``a = d_x cos(theta) + d_y sin(theta)`` (so ``a' = -d_x sin(theta) + d_y cos(theta)``,
+        ``a'' = -a``) and ``R = r_core + (h/2)(1 + cos(k z - theta))``, ``g = R a + d_z z``:
+
+        ``g_t = R_t a + R a'``, ``g_z = R_z a + d_z``, ``g_tt = R_tt a + 2 R_t a' - R a``,
+        ``g_tz = R_tz a + R_z a'``, ``g_zz = R_zz a``, where ``R_t = (h/2) sin(k z - theta)``,
+        ``R_z = -k R_t``, ``R_tt = -(h/2) cos(k z - theta)``, ``R_tz = -k R_tt``, ``R_zz = k^2 R_tt``.
+        """
+        c, s = jnp.cos(theta), jnp.sin(theta)
+        a = d[0] * c + d[1] * s
+        a1 = d[1] * c - d[0] * s
+        half_depth = 0.5 * self.thread_depth
+        phase = self.k * z - theta
+        r = self.core_radius + half_depth * (1.0 + jnp.cos(phase))
+        r_t = half_depth * jnp.sin(phase)
+        r_tt = -half_depth * jnp.cos(phase)
+        r_z, r_tz, r_zz = -self.k * r_t, -self.k * r_tt, self.k * self.k * r_tt
+        return (r_t * a + r * a1, r_z * a + d[2], r_tt * a + 2.0 * r_t * a1 - r * a, r_tz * a + r_z * a1,
+                r_zz * a)
+
     def tolerance(self, dtype: Any = jnp.float64) -> float:
         """The search's convergence test: ``sqrt(eps) * size``, m."""
         return float(np.sqrt(np.finfo(dtype).eps)) * self.size
@@ -205,6 +228,29 @@ class _Numbers(NamedTuple):
         r = self.radius_at(theta, z)
         return jnp.stack([r * jnp.cos(theta), r * jnp.sin(theta), z], axis=-1)
 
+    def reach_derivatives(self, d: Any, theta: Any, z: Any) -> tuple[Any, Any, Any, Any, Any]:
+        """The first and second derivatives of the reach ``g(theta, z) = p(theta, z) . d`` along the
+        unit ``d``, in closed form: ``(g_t, g_z, g_tt, g_tz, g_zz)`` (m per radian or per m).
+
+        With ``a = d_x cos(theta) + d_y sin(theta)`` (so ``a' = -d_x sin(theta) + d_y cos(theta)``,
+        ``a'' = -a``) and ``R = r_core + (h/2)(1 + cos(k z - theta))``, ``g = R a + d_z z``:
+
+        ``g_t = R_t a + R a'``, ``g_z = R_z a + d_z``, ``g_tt = R_tt a + 2 R_t a' - R a``,
+        ``g_tz = R_tz a + R_z a'``, ``g_zz = R_zz a``, where ``R_t = (h/2) sin(k z - theta)``,
+        ``R_z = -k R_t``, ``R_tt = -(h/2) cos(k z - theta)``, ``R_tz = -k R_tt``, ``R_zz = k^2 R_tt``.
+        """
+        c, s = jnp.cos(theta), jnp.sin(theta)
+        a = d[0] * c + d[1] * s
+        a1 = d[1] * c - d[0] * s
+        half_depth = 0.5 * self.thread_depth
+        phase = self.k * z - theta
+        r = self.core_radius + half_depth * (1.0 + jnp.cos(phase))
+        r_t = half_depth * jnp.sin(phase)
+        r_tt = -half_depth * jnp.cos(phase)
+        r_z, r_tz, r_zz = -self.k * r_t, -self.k * r_tt, self.k * self.k * r_tt
+        return (r_t * a + r * a1, r_z * a + d[2], r_tt * a + 2.0 * r_t * a1 - r * a, r_tz * a + r_z * a1,
+                r_zz * a)
+
 
 @jax.jit
 def _newton_search(params: Any, d: Any, hint: Any, steps: Any) -> tuple[Any, Any]:
@@ -222,25 +268,18 @@ def _newton_search(params: Any, d: Any, hint: Any, steps: Any) -> tuple[Any, Any
     tol = float(np.sqrt(np.finfo(d.dtype).eps)) * s.size
     eps = jnp.finfo(d.dtype).eps
 
-    def g(u):
-        th, z = u[0], u[1]
-        return s.radius_at(th, z) * (d[0] * jnp.cos(th) + d[1] * jnp.sin(th)) + d[2] * z
-
-    grad = jax.grad(g)
-    hess = jax.hessian(g)
-
     def body(carry):
         k, u, last = carry
-        gr, H = grad(u), hess(u)
-        at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) > 0)
-        det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-        concave2 = (H[0, 0] < 0) & (det > 0)
+        g_t, g_z, g_tt, g_tz, g_zz = s.reach_derivatives(d, u[0], u[1])
+        at_end = (jnp.abs(u[1]) >= half) & (g_z * jnp.sign(u[1]) > 0)
+        det = g_tt * g_zz - g_tz * g_tz
+        concave2 = (g_tt < 0) & (det > 0)
         safe_det = jnp.where(concave2, det, 1.0)
-        n2 = -jnp.array([H[1, 1] * gr[0] - H[0, 1] * gr[1], -H[1, 0] * gr[0] + H[0, 0] * gr[1]]) / safe_det
-        asc = jnp.array([dt_max * jnp.sign(gr[0]), dz_max * jnp.sign(gr[1])])
+        n2 = -jnp.stack([g_zz * g_t - g_tz * g_z, -g_tz * g_t + g_tt * g_z]) / safe_det
+        asc = jnp.stack([dt_max * jnp.sign(g_t), dz_max * jnp.sign(g_z)])
         step2 = jnp.where(concave2, n2, asc)
-        h00 = jnp.where(H[0, 0] < 0, H[0, 0], -1.0)
-        step1 = jnp.array([jnp.where(H[0, 0] < 0, -gr[0] / h00, dt_max * jnp.sign(gr[0])), 0.0])
+        h00 = jnp.where(g_tt < 0, g_tt, -1.0)
+        step1 = jnp.stack([jnp.where(g_tt < 0, -g_t / h00, dt_max * jnp.sign(g_t)), jnp.zeros_like(g_t)])
         step = jnp.where(at_end, step1, step2)
         step = jnp.clip(step, jnp.stack([-dt_max, -dz_max]), jnp.stack([dt_max, dz_max]))
         new = jnp.stack([u[0] + step[0], jnp.clip(u[1] + step[1], -half, half)]).astype(u.dtype)
@@ -254,11 +293,10 @@ def _newton_search(params: Any, d: Any, hint: Any, steps: Any) -> tuple[Any, Any
     _, u, last = jax.lax.while_loop(
         lambda c: (c[0] < steps) & (c[2] > tol), body, (jnp.array(0), u0, jnp.array(jnp.inf, dtype=d.dtype))
     )
-    H = hess(u)
-    gr = grad(u)
-    at_end = (jnp.abs(u[1]) >= half) & (gr[1] * jnp.sign(u[1]) >= 0)
-    det = H[0, 0] * H[1, 1] - H[0, 1] * H[1, 0]
-    is_max = jnp.where(at_end, H[0, 0] < 0, (H[0, 0] < 0) & (det > 0))
+    _, g_z, g_tt, g_tz, g_zz = s.reach_derivatives(d, u[0], u[1])
+    at_end = (jnp.abs(u[1]) >= half) & (g_z * jnp.sign(u[1]) >= 0)
+    det = g_tt * g_zz - g_tz * g_tz
+    is_max = jnp.where(at_end, g_tt < 0, (g_tt < 0) & (det > 0))
     converged = (last <= tol) & is_max
     point = s.point_at(u[0], u[1])
     # a direction along the axis: the whole end cap ties; keep the hint's place on it

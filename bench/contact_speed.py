@@ -32,7 +32,10 @@ and the peers in the same run:
 - **MuJoCo mj_step**: a Python loop of ``mujoco.mj_step`` on one body;
 - **MuJoCo rollout**: ``mujoco.rollout.rollout`` (C, one thread) on the batch's initial states;
 - **MJX**: ``mujoco.mjx.step`` rolled by ``lax.scan`` under ``jax.jit(jax.vmap(...))``, float64
-  where JAX's x64 is enabled (as MIME runs).
+  where JAX's x64 is enabled (as MIME runs). MJX is the project's ``bench`` extra, which neither
+  ``make book`` nor ``make test`` installs:
+  ``.venv/bin/uv pip install --python .venv/bin/python -e ".[bench]"``. Where it is missing,
+  its column says so.
 
 MuJoCo's settings are those of the MuJoCo witness (Newton solver, tolerance 1e-12, condim 1, the
 margin on the body's geom only, its default contact softness); MuJoCo holds a contact softly and

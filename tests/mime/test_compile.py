@@ -191,7 +191,7 @@ def test_run_batch_of_no_steps_keeps_the_starts_and_traces(capsule):
         np.testing.assert_allclose(np.asarray(getattr(traced, k)), np.asarray(getattr(top, k)), rtol=1e-12, atol=1e-18)
 
 
-def test_run_batch_refuses_what_it_cannot_run(capsule):
+def test_run_batch_and_run_scan_refuse_what_they_cannot_run(capsule):
     inputs, start = capsule
     starts = _starts(start, 2)
     with pytest.raises(mime.ValidationError, match=r"run_batch: states = 'dict' is not allowed; expected a RigidState"):
@@ -202,3 +202,9 @@ def test_run_batch_refuses_what_it_cannot_run(capsule):
         rigid.run_batch(inputs, starts, demos.DT, -1)
     with pytest.raises(mime.ValidationError, match=r"run_batch: dt = 0.0 is not allowed"):
         rigid.run_batch(inputs, starts, 0.0, 3)
+    with pytest.raises(mime.ValidationError, match=r"run_scan: steps = 0 is not allowed; expected a whole number of steps, at least 1"):
+        rigid.run_scan(inputs, start, demos.DT, 0)
+    with pytest.raises(mime.ValidationError, match=r"run_scan: first = -1 is not allowed; expected a whole number, the step number"):
+        rigid.run_scan(inputs, start, demos.DT, 3, first=-1)
+    with pytest.raises(mime.ValidationError, match=r"run_scan: first = 2.0 is not allowed"):
+        rigid.run_scan(inputs, start, demos.DT, 3, first=2.0)

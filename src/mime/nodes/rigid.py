@@ -448,6 +448,11 @@ def _any_traced(*trees: Any) -> bool:
     return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
 
 
+_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
+_SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1)
+_FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0)
+
+
 def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
              first: int = 0) -> tuple[RigidState, ContactReport]:
     """``steps`` steps of ``dt`` s from ``state0``, taken as step number ``first`` (at time ``first * dt``,
@@ -457,8 +462,13 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     the state), called once per :data:`CHUNK` steps and compiled under MIME's options
     (``mime._compile``); ``steps`` is a Python int and keys no compilation. Traceable: under
     ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace (and its options).
+
+    Raises:
+        mime.errors.ValidationError: where ``steps`` is not a whole number of at least 1, or
+            ``first`` not one of at least 0, naming the argument and the value.
     """
-    steps, first = int(steps), int(first)
+    steps = _SCAN_STEPS.check(steps, "steps", where="run_scan")
+    first = _FIRST.check(first, "first", where="run_scan")
     dtype = jnp.result_type(dt)
     traced = _any_traced(inputs, state0, dt)
     pieces = []
@@ -475,7 +485,6 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
         [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)])), *(out for out, _ in pieces))
 
 
-_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
 
 
 def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:

@@ -45,8 +45,8 @@ COMPILER_OPTIONS: dict[str, str | bool] = {
 - ``xla_cpu_copy_insertion_use_region_analysis``: copy insertion asks XLA's region analysis which
   of a conditional's or a loop's buffers are still live where the region writes them, and
   copies only those. A step's branches and loops carry many small arrays, and without the
-  analysis XLA copies more of them in and out of each region (176 copies in the compiled
-  chunk of ``run_scan`` against 148 with it, same arithmetic, same bits)."""
+  analysis XLA copies more of them in and out of each region (with it, ``run_scan``'s compiled
+  chunk holds 28 fewer copies on JAX 0.10.2, with the same arithmetic and the same bits)."""
 
 
 def jit(fun: Callable[..., Any] | None = None, **kwargs: Any) -> Any:

@@ -41,6 +41,7 @@ above zero, in metres).
 from __future__ import annotations
 
 import math
+import numbers
 from dataclasses import dataclass
 from typing import Any, Mapping
 
@@ -201,16 +202,22 @@ class Number(Rule):
 
 @dataclass(frozen=True)
 class Whole(Rule):
-    """An ``int`` (never a bool) of at least ``at_least``.
+    """An ``int`` (never a bool) of at least ``at_least``; with ``integral``, a NumPy integer too,
+    returned as an ``int``.
 
     >>> Whole("a whole number of at least 1").check(3, "steps")
+    3
+    >>> import numpy as np
+    >>> Whole("a whole number of at least 1", integral=True).check(np.int64(3), "steps")
     3
     """
 
     at_least: int = 1
+    integral: bool = False
 
     def check(self, value: Any, argument: str, *, where: str = "") -> int:
-        return whole_number(value, argument, self.allowed, where=where, at_least=self.at_least)
+        kind = numbers.Integral if self.integral else int
+        return int(whole_number(value, argument, self.allowed, where=where, at_least=self.at_least, kind=kind))
 
 
 @dataclass(frozen=True)

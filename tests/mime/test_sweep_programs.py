@@ -27,8 +27,8 @@ def test_the_sweeps_of_every_hull_kind_share_one_compiled_program(monkeypatch):
         sweep.margin_sweep(kind, 5, seed=0, steps=2)
     assert program._cache_size() - before == 1
     # compiled under MIME's options (tests/mime/test_compile.py): no fusion handed to YNNPACK. The
-    # program just compiled, compiled again from the first call's arguments: a read of JAX's
-    # persistent cache where one is set
+    # program lowered and compiled again from the first call's arguments: JAX answers it with the
+    # executable the sweeps ran
     args, kwargs = calls[0]
     with jax.enable_x64(True):
         assert "__ynn_fusion" not in program.lower(*args, **kwargs).compile().as_text()

@@ -96,29 +96,6 @@ class Screw(Geometry):
         r = self.radius_at(theta, z)
         return jnp.stack([r * jnp.cos(theta), r * jnp.sin(theta), z], axis=-1)
 
-    def reach_derivatives(self, d: Any, theta: Any, z: Any) -> tuple[Any, Any, Any, Any, Any]:
-        """The first and second derivatives of the reach ``g(theta, z) = p(theta, z) . d`` along the
-        unit ``d``, in closed form: ``(g_t, g_z, g_tt, g_tz, g_zz)`` (m per radian or per m).
-
-        With ``a = d_x cos(theta) + d_y sin(theta)`` (so ``a' = -d_x sin(theta) + d_y cos(theta)``,
-        ``a'' = -a``) and ``R = r_core + (h/2)(1 + cos(k z - theta))``, ``g = R a + d_z z``:
-
-        ``g_t = R_t a + R a'``, ``g_z = R_z a + d_z``, ``g_tt = R_tt a + 2 R_t a' - R a``,
-        ``g_tz = R_tz a + R_z a'``, ``g_zz = R_zz a``, where ``R_t = (h/2) sin(k z - theta)``,
-        ``R_z = -k R_t``, ``R_tt = -(h/2) cos(k z - theta)``, ``R_tz = -k R_tt``, ``R_zz = k^2 R_tt``.
-        """
-        c, s = jnp.cos(theta), jnp.sin(theta)
-        a = d[0] * c + d[1] * s
-        a1 = d[1] * c - d[0] * s
-        half_depth = 0.5 * self.thread_depth
-        phase = self.k * z - theta
-        r = self.core_radius + half_depth * (1.0 + jnp.cos(phase))
-        r_t = half_depth * jnp.sin(phase)
-        r_tt = -half_depth * jnp.cos(phase)
-        r_z, r_tz, r_zz = -self.k * r_t, -self.k * r_tt, self.k * self.k * r_tt
-        return (r_t * a + r * a1, r_z * a + d[2], r_tt * a + 2.0 * r_t * a1 - r * a, r_tz * a + r_z * a1,
-                r_zz * a)
-
     def tolerance(self, dtype: Any = jnp.float64) -> float:
         """The search's convergence test: ``sqrt(eps) * size``, m."""
         return float(np.sqrt(np.finfo(dtype).eps)) * self.size

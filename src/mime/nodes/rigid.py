@@ -449,8 +449,8 @@ def _any_traced(*trees: Any) -> bool:
 
 
 _STEPS = Whole("a whole number of steps, at least 0", at_least=0)
-_SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1)
-_FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0)
+_SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
+_FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
 
 
 def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
@@ -483,8 +483,6 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
             [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
     return jax.tree_util.tree_map(lambda *parts: jnp.asarray(np.concatenate(
         [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)])), *(out for out, _ in pieces))
-
-
 
 
 def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> RigidState:

@@ -460,8 +460,9 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
 
     The steps run as :func:`scan_chunk`'s one compiled program (a ``lax.scan`` whose carry is
     the state), called once per :data:`CHUNK` steps and compiled under MIME's options
-    (``mime._compile``); ``steps`` is a Python int and keys no compilation. Traceable: under
-    ``jit``, ``vmap`` or ``grad`` the chunks join the caller's trace (and its options).
+    (``mime._compile``); ``steps`` and ``first`` are whole numbers (Python or NumPy integers), and
+    no count keys a compilation. Traceable: under ``jit``, ``vmap`` or ``grad`` the chunks join the
+    caller's trace (and its options).
 
     Raises:
         mime.errors.ValidationError: where ``steps`` is not a whole number of at least 1, or

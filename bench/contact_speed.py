@@ -6,6 +6,7 @@ Usage::
     .venv/bin/python bench/contact_speed.py --bodies 1000,100000 --scenes ball_rest --repeat 3
     .venv/bin/python bench/contact_speed.py --no-peers           # MIME only (no MuJoCo installed)
     .venv/bin/python bench/contact_speed.py --no-peers --xla-defaults  # and MIME under XLA's defaults
+    .venv/bin/python bench/contact_speed.py --small-loop-bytes 1000000000  # each run's loop one kernel
 
 Each scene is declared once here and built for every engine from the same numbers (book scale:
 a 1 mg body, sub-millimetre hulls, dt = 1 ms, g = 9.81 m/s^2, margin 0.1 mm, float64):
@@ -48,6 +49,7 @@ from __future__ import annotations
 import argparse
 import math
 import os
+import sys
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -273,6 +275,32 @@ def _mjx_times(model: Any, scene: Scene, n: int, steps: int, repeat: int) -> dic
         return {"mjx_us": best(block, repeat) / (steps * n) * 1e6}
 
 
+_SMALL_LOOPS = "xla_cpu_small_while_loop_byte_threshold"
+
+
+def _small_loops(threshold: int) -> None:
+    """Run this bench again in a process whose XLA compiles every loop reading and writing fewer than
+    ``threshold`` bytes as one kernel (unless this process is that one already).
+
+    XLA's CPU backend runs a program as a sequence of kernels (its thunks), one per fusion, copy,
+    branch and loop turn, each with a fixed cost of dispatch. Its ``SmallWhileLoopHoistingPass``
+    compiles a loop whose body reads and writes fewer than a threshold of bytes (XLA's cost
+    analysis; 1024 by default) into a single kernel instead. A threshold past the size of
+    ``run_scan``'s chunk makes the chunk's whole loop of 128 steps one kernel. The threshold is a key of
+    XLA's ``xla_backend_extra_options`` map, which JAX's per-program ``compiler_options`` cannot
+    set (they take fields of one value), so it is set here for the whole process through
+    ``XLA_FLAGS``, read once when XLA starts: a bench's setting, not one MIME makes for its callers.
+    """
+    flag = f"--xla_backend_extra_options={_SMALL_LOOPS}={threshold}"
+    flags = os.environ.get("XLA_FLAGS", "")
+    if flag in flags.split():
+        return
+    if _SMALL_LOOPS in flags:
+        raise SystemExit(f"XLA_FLAGS already sets {_SMALL_LOOPS} otherwise: {flags!r}")
+    env = dict(os.environ, XLA_FLAGS=f"{flags} {flag}".strip())
+    os.execve(sys.executable, [sys.executable, *sys.argv], env)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--scenes", default="ball_rest,ball_drop,capsule_tilt,box_incline")
@@ -286,11 +314,18 @@ def main() -> None:
                         help="also MIME's programs under XLA's default options (the baseline of mime._compile's)")
     parser.add_argument("--rollout-max", type=int, default=10_000,
                         help="the largest batch MuJoCo's rollout runs (it runs on the host's CPU)")
+    parser.add_argument("--small-loop-bytes", type=int, default=None, metavar="N",
+                        help="run every program of this process (MIME's and the peers') with XLA's CPU backend "
+                             "compiling each loop that reads and writes under N bytes as one kernel (default 1024)")
     options = parser.parse_args()
+    if options.small_loop_bytes is not None:
+        _small_loops(options.small_loop_bytes)
     scenes = _scenes()
     sizes = [int(s) for s in options.bodies.split(",")]
     print(f"jax {jax.__version__} on {jax.devices()[0].platform}; load {os.getloadavg()[0]:.1f}; "
           f"best of {options.repeat}; us per body-step, compile excluded")
+    if options.small_loop_bytes is not None:
+        print(f"  XLA's small-loop threshold: {options.small_loop_bytes} bytes, for the whole process (XLA_FLAGS)")
     for key, text in TARGETS.items():
         print(f"  target ({key}): {text}")
     for name in options.scenes.split(","):

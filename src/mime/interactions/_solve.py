@@ -14,7 +14,9 @@ at a solution.
 and ``u = u0``), and it stops as soon as a sweep changes nothing (the sweeps after
 a fixed point repeat it exactly). Both shortcuts give the fixed count's result to
 the last bit; under ``vmap`` the sweeps run while any member of the batch still
-needs one, so a batch that does not touch does no sweep at all.
+needs one, so a batch that does not touch does no sweep at all. Under ``vmap`` the solve
+also lays the batch out last (its batching rule, ``_solve_batch``), so that each row
+of a sweep reads and writes contiguous memory across the batch.
 """
 
 from __future__ import annotations
@@ -41,17 +43,16 @@ def gram(n: Array, lever: Array, inv_m: Array, inv_I: Array) -> Array:
 
 
 def residual(lam: Array, u: Array, diag: Array, target: Array, active: Array) -> Array:
-    """``max_i |min(lambda_i K_ii, u_i - target_i)|`` over the active rows, in the units of ``u``."""
+    """``max_i |min(lambda_i K_ii, u_i - target_i)|`` over the active rows (the leading axis), in the units of ``u``."""
     r = jnp.minimum(lam * diag, u - target)
-    return jnp.max(jnp.where(active, jnp.abs(r), 0.0))
+    return jnp.max(jnp.where(active, jnp.abs(r), 0.0), axis=0)
 
 
-def _sweep(KT: Array, target: Array, active: Array, lam: Array, u: Array) -> tuple[Array, Array]:
-    """One Gauss-Seidel sweep over the rows, each clamped at zero; ``KT`` is the Delassus matrix
-    transposed, so that the column a row's force moves the speeds by is one of its rows (read
-    contiguously, once per row of every sweep)."""
-    diag = jnp.diagonal(KT)
-
+def _sweep(KT: Array, diag: Array, target: Array, active: Array, lam: Array, u: Array) -> tuple[Array, Array]:
+    """One Gauss-Seidel sweep over the rows, each clamped at zero. The rows lead every argument:
+    ``KT[i]`` is the column of ``K`` that row ``i``'s force moves the speeds by (``K.T`` for one
+    system, read contiguously once per row of every sweep), and ``diag``, ``target``, ``active``,
+    ``lam`` and ``u`` are ``(k,)``, or ``(k, B)`` with ``KT`` ``(k, k, B)`` for ``B`` systems at once."""
     def row(i: Array, carry: tuple[Array, Array]) -> tuple[Array, Array]:
         lam, u = carry
         new = jnp.maximum(0.0, lam[i] + (target[i] - u[i]) / diag[i])
@@ -75,7 +76,7 @@ def pgs(K: Array, u0: Array, target: Array, active: Array, sweeps: int) -> tuple
 
     def sweep(s: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
         lam, u, hist = carry
-        lam, u = _sweep(KT, target, active, lam, u)
+        lam, u = _sweep(KT, diag, target, active, lam, u)
         return lam, u, hist.at[s].set(residual(lam, u, diag, target, active))
 
     lam0 = jnp.zeros_like(u0)
@@ -84,9 +85,10 @@ def pgs(K: Array, u0: Array, target: Array, active: Array, sweeps: int) -> tuple
 
 
 def _differ(a: Array, b: Array) -> Array:
-    """Whether two float arrays differ in any bit (``-0.0`` differs from ``+0.0``; a NaN equals itself)."""
+    """Whether two float arrays differ in any bit along the leading axis (``-0.0`` differs from ``+0.0``; a NaN
+    equals itself)."""
     bits = jnp.uint64 if a.dtype == jnp.float64 else jnp.uint32
-    return jnp.any(jax.lax.bitcast_convert_type(a, bits) != jax.lax.bitcast_convert_type(b, bits))
+    return jnp.any(jax.lax.bitcast_convert_type(a, bits) != jax.lax.bitcast_convert_type(b, bits), axis=0)
 
 
 def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
@@ -96,7 +98,15 @@ def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
     Where ``needed`` is false it returns ``(+0.0, u0, 0.0)``. Otherwise it sweeps until a
     sweep leaves ``lambda`` and ``u`` as they were, bit for bit (every later sweep would
     too, and would report the same residual), or until ``sweeps`` have run.
+
+    Under ``vmap`` the batch is laid out last (``_solve_batch``), to the same bits.
     """
+    return _solve(jnp.asarray(needed), K, u0, target, active, jnp.asarray(sweeps))
+
+
+def _solve_one(needed: Array, K: Array, u0: Array, target: Array, active: Array,
+               sweeps: Array) -> tuple[Array, Array, Array]:
+    """:func:`solve` for one system."""
     diag = jnp.diagonal(K)
     KT = K.T
 
@@ -106,11 +116,64 @@ def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
 
     def sweep(carry: tuple[Array, Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array, Array]:
         s, lam, u, _, _ = carry
-        new_lam, new_u = _sweep(KT, target, active, lam, u)
+        new_lam, new_u = _sweep(KT, diag, target, active, lam, u)
         moved = _differ(new_lam, lam) | _differ(new_u, u)
         return s + 1, new_lam, new_u, residual(new_lam, new_u, diag, target, active), moved
 
     zero = jnp.zeros((), u0.dtype)
-    start = (jnp.zeros((), jnp.int32), jnp.zeros_like(u0), u0, zero, jnp.asarray(needed))
+    start = (jnp.zeros((), jnp.int32), jnp.zeros_like(u0), u0, zero, needed)
     _, lam, u, last, _ = jax.lax.while_loop(more, sweep, start)
     return lam, u, last
+
+
+_solve = jax.custom_batching.custom_vmap(_solve_one)
+
+
+@_solve.def_vmap
+def _solve_batch(axis_size: int, in_batched: list[bool], *args: Array
+                 ) -> tuple[tuple[Array, Array, Array], tuple[bool, bool, bool]]:
+    """:func:`solve` under ``vmap``: every argument given the batch's leading axis, then ``_solve_last``
+    (with no argument batched, as JAX may ask inside a derivative, the one system's solve, unbatched)."""
+    if not any(in_batched):
+        return _solve_one(*args), (False, False, False)
+
+    def batched(a: Array, is_batched: bool) -> Array:
+        return a if is_batched else jnp.broadcast_to(a, (axis_size,) + a.shape)
+
+    return _solve_last(*(batched(a, b) for a, b in zip(args, in_batched))), (True, True, True)
+
+
+def _solve_last(needed: Array, K: Array, u0: Array, target: Array, active: Array,
+                sweeps: Array) -> tuple[Array, Array, Array]:
+    """:func:`solve` for ``B`` systems at once (``K`` ``(B, k, k)``, the vectors ``(B, k)``, ``needed``
+    and ``sweeps`` ``(B,)``), the batch laid out last.
+
+    Laid out as ``vmap`` lays a batch out (first), each Gauss-Seidel row would read its
+    speed, force and column of ``K`` at a stride across the batch. Here the rows lead (``K``'s
+    columns as ``(k, k, B)``, the vectors as ``(k, B)``), so that a row reads and writes
+    contiguous runs of ``B``. The loop runs while any system still sweeps; a system whose
+    sweeps have ended keeps its values, as ``vmap`` of ``_solve``'s loop keeps them. Each
+    row's arithmetic is ``_sweep``'s for every layout, so each system gets what it gets
+    alone, to the last bit.
+    """
+    KT = jnp.transpose(K, (2, 1, 0))  # KT[i, j, b] = K[b, j, i]: the column of K that row i moves u by
+    diag = jnp.diagonal(K, axis1=1, axis2=2).T
+    t, a, u0_t = target.T, active.T, u0.T
+
+    def going(carry: tuple[Array, Array, Array, Array, Array]) -> Array:
+        s, _, _, _, moved = carry
+        return moved & (s < sweeps)
+
+    def sweep(carry: tuple[Array, Array, Array, Array, Array]) -> tuple[Array, Array, Array, Array, Array]:
+        s, lam, u, last, moved = carry
+        go = going(carry)
+        new_lam, new_u = _sweep(KT, diag, t, a, lam, u)
+        changed = _differ(new_lam, lam) | _differ(new_u, u)
+        r = residual(new_lam, new_u, diag, t, a)
+        return (jnp.where(go, s + 1, s), jnp.where(go, new_lam, lam), jnp.where(go, new_u, u),
+                jnp.where(go, r, last), jnp.where(go, changed, moved))
+
+    start = (jnp.zeros(needed.shape, jnp.int32), jnp.zeros_like(u0_t), u0_t, jnp.zeros(needed.shape, u0.dtype),
+             needed)
+    _, lam, u, last, _ = jax.lax.while_loop(lambda c: jnp.any(going(c)), sweep, start)
+    return lam.T, u.T, last

@@ -479,6 +479,11 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_HOLD, "go = past & jnp.any(mu > 0)", "go = past & jnp.all(mu > 0)"),),
           (CONTACT_SWEEPS, ANOMALIES), ("sweep_capsule_past_margin", "sweep_box_past_margin", "sweep_ellipsoid_known_excess",
                                         "anomalies_mime_131_010_passes_040_keeps", "anomalies_mime_136_second_pass_catches")),
+    Fault("batched_solve_stops_with_the_first", "contact sweeps",
+          "Under vmap, the solve's loop runs while every body of the batch still sweeps, not while any "
+          "does: the batch stops sweeping when its first body stops, and the rest keep unfinished forces.",
+          (Patch(_SOLVE, "lambda c: jnp.any(going(c))", "lambda c: jnp.all(going(c))"),),
+          (CONTACT_SWEEPS, ANOMALIES), ("sweep_box_past_margin", "anomalies_mime_136_second_pass_catches")),
     Fault("second_pass_impulse_does_not_turn", "contact sweeps",
           "The second pass's impulses change the body's velocity but not its spin: the angular term "
           "(lever x impulse) / I is dropped from its update.",

@@ -189,15 +189,18 @@ def test_run_batch_steps_each_start_as_run_scan_does(hull):
 
 
 def test_run_batch_of_no_steps_keeps_the_starts_and_traces(capsule):
+    """No steps keep the starts; a traced count and a NumPy count run as a Python count does."""
     inputs, start = capsule
     with jax.enable_x64(True):
         starts = _starts(start, 2)
         same = rigid.run_batch(inputs, starts, demos.DT, 0)
         traced = jax.jit(lambda s, n: rigid.run_batch(inputs, s, demos.DT, n))(starts, 5)
         top = rigid.run_batch(inputs, starts, demos.DT, 5)
+        numpy = rigid.run_batch(inputs, starts, demos.DT, np.int64(5))
     for k in RigidState.FIELDS:
         assert np.array_equal(np.asarray(getattr(same, k)), np.asarray(getattr(starts, k)))
         np.testing.assert_allclose(np.asarray(getattr(traced, k)), np.asarray(getattr(top, k)), rtol=1e-12, atol=1e-18)
+        assert np.array_equal(np.asarray(getattr(numpy, k)), np.asarray(getattr(top, k)))
 
 
 def test_run_batch_and_run_scan_refuse_what_they_cannot_run(capsule):
@@ -209,6 +212,8 @@ def test_run_batch_and_run_scan_refuse_what_they_cannot_run(capsule):
         rigid.run_batch(inputs, start, demos.DT, 3)
     with pytest.raises(mime.ValidationError, match=r"run_batch: steps = -1 is not allowed; expected a whole number of steps, at least 0"):
         rigid.run_batch(inputs, starts, demos.DT, -1)
+    with pytest.raises(mime.ValidationError, match=r"run_batch: steps = 2.0 is not allowed; expected a whole number of steps"):
+        rigid.run_batch(inputs, starts, demos.DT, 2.0)
     with pytest.raises(mime.ValidationError, match=r"run_batch: dt = 0.0 is not allowed"):
         rigid.run_batch(inputs, starts, 0.0, 3)
     with pytest.raises(mime.ValidationError, match=r"run_scan: steps = 0 is not allowed; expected a whole number of steps, at least 1"):

@@ -448,7 +448,7 @@ def _any_traced(*trees: Any) -> bool:
     return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
 
 
-_STEPS = Whole("a whole number of steps, at least 0", at_least=0)
+_STEPS = Whole("a whole number of steps, at least 0", at_least=0, integral=True)
 _SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
 _FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
 
@@ -503,7 +503,8 @@ def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> Ri
             batch axis: ``position`` ``(n, 3)`` m, ``orientation`` ``(n, 4)``, ``velocity``
             ``(n, 3)`` m/s, ``angular_velocity`` ``(n, 3)`` rad/s (body frame).
         dt: The step, s (finite, > 0).
-        steps: How many steps, a whole number >= 0; traced, so a count of steps keys no compilation.
+        steps: How many steps, a whole number >= 0 (a Python or NumPy integer, or traced); a traced
+            count, so a count of steps keys no compilation.
 
     Returns:
         The :class:`~mime.dynamics.RigidState` after the last step, each field ``(n, ...)``.

@@ -319,6 +319,9 @@ def main() -> None:
                              "compiling each loop that reads and writes under N bytes as one kernel (default 1024)")
     options = parser.parse_args()
     if options.small_loop_bytes is not None:
+        if options.small_loop_bytes < 0:
+            parser.error(f"--small-loop-bytes = {options.small_loop_bytes} is not allowed; expected a whole number "
+                         f"of bytes, at least 0")
         _small_loops(options.small_loop_bytes)
     scenes = _scenes()
     sizes = [int(s) for s in options.bodies.split(",")]

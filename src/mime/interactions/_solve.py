@@ -99,7 +99,8 @@ def solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
     sweep leaves ``lambda`` and ``u`` as they were, bit for bit (every later sweep would
     too, and would report the same residual), or until ``sweeps`` have run.
 
-    Under ``vmap`` the batch is laid out last (``_solve_batch``), to the same bits.
+    Under ``vmap`` the batch is laid out last (``_solve_batch``): each system's arithmetic is its
+    own solve's, in the same order.
     """
     return _solve(jnp.asarray(needed), K, u0, target, active, jnp.asarray(sweeps))
 
@@ -126,10 +127,40 @@ def _solve_one(needed: Array, K: Array, u0: Array, target: Array, active: Array,
     return lam, u, last
 
 
-_solve = jax.custom_batching.custom_vmap(_solve_one)
+_solve_laid_out = jax.custom_batching.custom_vmap(_solve_one)
+"""``_solve_one``, laid out for the batch under ``vmap`` (``_solve_batch``)."""
 
 
-@_solve.def_vmap
+@jax.custom_jvp
+def _solve(needed: Array, K: Array, u0: Array, target: Array, active: Array,
+           sweeps: Array) -> tuple[Array, Array, Array]:
+    """``_solve_one``'s values, batched by ``_solve_batch``; derivatives by ``_solve_derivatives``."""
+    return _solve_laid_out(needed, K, u0, target, active, sweeps)
+
+
+def _solve_derivatives(primals: tuple[Array, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    """Forward-mode derivatives through the one system's loop (``_solve_one``), in the arguments given a
+    tangent only; under ``vmap`` they take ``vmap``'s own batching, batch first.
+
+    A ``custom_vmap`` alone is differentiated by JAX 0.10 with its batching rule applied to the
+    arguments with a batched tangent and a second ``vmap`` over the rest, which crosses two batch
+    axes when some batched argument is not differentiated (always so for ``needed``, ``active`` and
+    ``sweeps``): the derivative came out with an extra axis, or wrong.
+    """
+    live = [not isinstance(t, jax.custom_derivatives.SymbolicZero) for t in tangents]
+
+    def of_live(*xs: Array) -> tuple[Array, Array, Array]:
+        given = iter(xs)
+        return _solve_one(*(next(given) if is_live else p for p, is_live in zip(primals, live)))
+
+    return jax.jvp(of_live, tuple(p for p, is_live in zip(primals, live) if is_live),
+                   tuple(t for t, is_live in zip(tangents, live) if is_live))
+
+
+_solve.defjvp(_solve_derivatives, symbolic_zeros=True)
+
+
+@_solve_laid_out.def_vmap
 def _solve_batch(axis_size: int, in_batched: list[bool], *args: Array
                  ) -> tuple[tuple[Array, Array, Array], tuple[bool, bool, bool]]:
     """:func:`solve` under ``vmap``: every argument given the batch's leading axis, then ``_solve_last``
@@ -152,9 +183,10 @@ def _solve_last(needed: Array, K: Array, u0: Array, target: Array, active: Array
     speed, force and column of ``K`` at a stride across the batch. Here the rows lead (``K``'s
     columns as ``(k, k, B)``, the vectors as ``(k, B)``), so that a row reads and writes
     contiguous runs of ``B``. The loop runs while any system still sweeps; a system whose
-    sweeps have ended keeps its values, as ``vmap`` of ``_solve``'s loop keeps them. Each
-    row's arithmetic is ``_sweep``'s for every layout, so each system gets what it gets
-    alone, to the last bit.
+    sweeps have ended keeps its values, as ``vmap`` of ``_solve_one``'s loop keeps them. Each
+    row's arithmetic is ``_sweep``'s for every layout, in the same order, so each system gets
+    what it gets alone (to the bit in every case measured; XLA keeps the right to fuse a
+    batched program's products and sums otherwise, and the tests hold it to rounding).
     """
     KT = jnp.transpose(K, (2, 1, 0))  # KT[i, j, b] = K[b, j, i]: the column of K that row i moves u by
     diag = jnp.diagonal(K, axis1=1, axis2=2).T

@@ -104,3 +104,20 @@ def test_derivatives_and_nested_batches_give_each_system_its_own():
             _close(alone, jax.tree_util.tree_map(lambda x: x[b], outside))
             _close(alone[0], tuple(x[0, b] for x in nested))
             _close(alone[0], tuple(x[1, BATCH - 1 - b] for x in nested))
+
+
+def test_a_batch_of_derivatives_in_one_argument_is_each_systems_own():
+    """``vmap`` over systems of a derivative in ``u0`` alone, every argument batched (``needed``,
+    ``active`` and ``sweeps`` never differentiated): each system's values and derivatives are its own.
+    Differentiated through the batching rule, the derivative took a second batch axis."""
+    with jax.enable_x64(True):
+        s = _systems(13, 5)
+        args = [jnp.asarray(s[name]) for name in _ORDER]
+        args.append(jnp.asarray(np.random.default_rng(1).normal(size=s["u0"].shape)))
+
+        def one(needed, K, u0, target, active, sweeps, du):
+            return jax.jvp(lambda u: _solve.solve(needed, K, u, target, active, sweeps), (u0,), (du,))
+
+        together = jax.vmap(one)(*args)
+        for b in range(BATCH):
+            _close(one(*(a[b] for a in args)), jax.tree_util.tree_map(lambda x: x[b], together))

@@ -221,7 +221,7 @@ class _Numbers(NamedTuple):
         a1 = d[1] * c - d[0] * s
         half_depth = 0.5 * self.thread_depth
         phase = self.k * z - theta
-        r = self.core_radius + half_depth * (1.0 + jnp.cos(phase))
+        r = self.radius_at(theta, z)
         r_t = half_depth * jnp.sin(phase)
         r_tt = -half_depth * jnp.cos(phase)
         r_z, r_tz, r_zz = -self.k * r_t, -self.k * r_tt, self.k * self.k * r_tt

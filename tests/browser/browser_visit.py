@@ -11,6 +11,7 @@ judge the report; this module only observes.
 from __future__ import annotations
 
 import http.server
+import time
 from dataclasses import dataclass, field
 from pathlib import Path
 import urllib.request
@@ -113,6 +114,39 @@ def _local(url: str, base: str) -> bool:
     return parts.scheme == "http" and parts.netloc == home.netloc
 
 
+SETTLE_TIMEOUT = 120.0
+"""Seconds a page may take to settle after it loaded (a long page on a busy machine needs more
+than 30 s)."""
+
+_QUIET = 0.5
+"""Seconds with no request open before a page counts as settled (Playwright's networkidle also
+waits 500 ms)."""
+
+
+def _settle(page, pending: dict, timeout: float) -> None:
+    """Wait until the page's fonts are ready and no request has been open for ``_QUIET`` seconds.
+
+    ``pending`` is filled and emptied by the page's request events, which Playwright delivers
+    while this thread waits in ``page.wait_for_timeout``. Past ``timeout`` seconds, raises a
+    ``TimeoutError`` naming the requests still open.
+    """
+    page.evaluate("document.fonts.ready.then(() => true)")
+    start = time.monotonic()
+    quiet_since = None
+    while True:
+        now = time.monotonic()
+        if pending:
+            quiet_since = None
+        elif quiet_since is None:
+            quiet_since = now
+        elif now - quiet_since >= _QUIET:
+            return
+        if now - start > timeout:
+            raise TimeoutError(f"{page.url}: {len(pending)} request(s) still open after {timeout:.0f} s: "
+                               + ", ".join(sorted(pending.values())[:10]))
+        page.wait_for_timeout(50)
+
+
 def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> PageReport:
     """Load ``doc`` in a fresh browser context and report what it saw."""
     url = f"{base}/{doc}.html"
@@ -132,9 +166,20 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
     page.on("console", lambda msg: msg.type == "error" and report.console_errors.append(
         f"{msg.text} ({msg.location.get('url', '')}:{msg.location.get('lineNumber', '')})"))
     page.on("pageerror", lambda exc: report.page_errors.append(str(exc)))
-    page.on("request", lambda req: report.requested.append(req.url))
-    page.on("requestfailed", lambda req: _local(req.url, base) and report.failed_requests.append(
-        f"{req.url}: {req.failure}"))
+    pending: dict[object, str] = {}  # the requests sent and not yet answered (or failed)
+
+    def sent(req):
+        report.requested.append(req.url)
+        pending[req] = req.url
+
+    def failed(req):
+        pending.pop(req, None)
+        if _local(req.url, base):
+            report.failed_requests.append(f"{req.url}: {req.failure}")
+
+    page.on("request", sent)
+    page.on("requestfinished", lambda req: pending.pop(req, None))
+    page.on("requestfailed", failed)
     page.on("response", lambda resp: resp.status >= 400 and report.failed_requests.append(
         f"{resp.url}: HTTP {resp.status}"))
     try:
@@ -144,8 +189,10 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
         report.status = response.status if response else None
         report.page = page.evaluate(_READ_PAGE)
         report.layout = page.evaluate(READ_LAYOUT)
-        # fonts MathJax asked for while typesetting; a long page on a busy machine needs more than 30 s
-        page.wait_for_load_state("networkidle", timeout=120_000)
+        # the fonts MathJax asked for while typesetting: every request answered, and none for a
+        # while (not Playwright's "networkidle", which under request routing can fail to come at
+        # all: once in a make test, 120 s on a page whose requests had all been answered in 2 s)
+        _settle(page, pending, timeout=SETTLE_TIMEOUT)
         shot = screenshots / (doc.replace("/", "__") + ".png")
         # The whole page, or its first SCREENS screens where it is taller (only an API reference
         # may be: one of 170 screens takes Chromium 25 s to draw, and nobody reads it as a picture).

@@ -14,9 +14,11 @@ import importlib
 import io
 import shutil
 import threading
+import time
 from pathlib import Path
 
 import pytest
+import browser_visit
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
     SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, too_tall,
@@ -126,6 +128,23 @@ where <span class="math notranslate nohighlight">\(u\)</span> counts units in th
 """)
 
 
+# A page that, once loaded, asks for a resource the server holds back: the visit must not settle.
+HANGING = """<!DOCTYPE html><html><head><title>hanging</title></head><body><main><p>Loaded.</p>
+<script>window.addEventListener("load", () => fetch("/held-back"));</script></main></body></html>
+"""
+
+HELD_BACK_SECONDS = 6.0
+
+
+class _HoldingHandler(QuietHandler):
+    """Serves the fake book, but answers ``/held-back`` only after ``HELD_BACK_SECONDS``."""
+
+    def do_GET(self):
+        if self.path == "/held-back":
+            time.sleep(HELD_BACK_SECONDS)
+        return super().do_GET()
+
+
 @pytest.fixture(scope="module")
 def fake_book(tmp_path_factory):
     html = tmp_path_factory.mktemp("fake") / "html"
@@ -136,11 +155,13 @@ def fake_book(tmp_path_factory):
     (html / "book" / "reader-clean.html").write_text(READER_CLEAN)
     (html / "book" / "math-broken.html").write_text(MATH_BROKEN)
     (html / "book" / "math-clean.html").write_text(MATH_CLEAN)
+    (html / "book" / "hanging.html").write_text(HANGING)
+    (html / "held-back").write_text("at last")
     # the book's MathJax, as the build copies it (sphinx-mathjax-offline)
     offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
     shutil.copytree(offline, html / "_static" / "mathjax")
     server = http.server.ThreadingHTTPServer(
-        ("127.0.0.1", 0), functools.partial(QuietHandler, directory=str(html)))
+        ("127.0.0.1", 0), functools.partial(_HoldingHandler, directory=str(html)))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     yield html, f"http://127.0.0.1:{server.server_address[1]}"
@@ -154,6 +175,16 @@ def reports(chromium, fake_book, tmp_path_factory):
     shots = tmp_path_factory.mktemp("shots")
     return {doc: visit_page(chromium, base, html, f"book/{doc}", shots)
             for doc in ("broken", "clean", "reader-broken", "reader-clean", "math-broken", "math-clean")}
+
+
+def test_a_request_left_open_keeps_the_visit_from_settling(chromium, fake_book, tmp_path, monkeypatch):
+    html, base = fake_book
+    monkeypatch.setattr(browser_visit, "SETTLE_TIMEOUT", 1.0)
+    with pytest.raises(TimeoutError, match=r"1 request\(s\) still open after 1 s: .*/held-back"):
+        visit_page(chromium, base, html, "book/hanging", tmp_path)
+    monkeypatch.setattr(browser_visit, "SETTLE_TIMEOUT", 3 * HELD_BACK_SECONDS)
+    report = visit_page(chromium, base, html, "book/hanging", tmp_path)  # waits for the answer
+    assert f"{base}/held-back" in report.requested and report.screenshot is not None
 
 
 def test_console_and_script_errors_are_caught(reports):

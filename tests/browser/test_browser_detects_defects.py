@@ -133,7 +133,7 @@ HANGING = """<!DOCTYPE html><html><head><title>hanging</title></head><body><main
 <script>window.addEventListener("load", () => fetch("/held-back"));</script></main></body></html>
 """
 
-HELD_BACK_SECONDS = 6.0
+HELD_BACK_SECONDS = 2.5
 
 
 class _HoldingHandler(QuietHandler):

@@ -552,7 +552,12 @@ class HullHold:
         Computed where it is read (the scan, each later start's round) rather than kept for every
         sample; the optimisation barrier compiles it alike at both, so they agree to the last bit.
         """
-        phi, _ = self.surface.distance_and_normal(x + self._chunk(self.samples, c) @ R.T)
+        S = self._chunk(self.samples, c)
+        # S @ R.T written out in the order XLA's CPU dot sums a contraction of three (the same
+        # bits, measured): one loop with the gaps' arithmetic, where the dot wrote every sample's
+        # three coordinates for each body of a batch and a second loop read them back
+        turned = S[..., 2:3] * R[:, 2] + (S[..., 1:2] * R[:, 1] + S[..., 0:1] * R[:, 0])
+        phi, _ = self.surface.distance_and_normal(x + turned)
         return jax.lax.optimization_barrier(phi - self.margin)
 
     def _scan(self, x: Array, R: Array) -> _Scan:

@@ -362,6 +362,14 @@ def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: A
     return offset + turn @ pp, ok
 
 
+def _turned(points: Array, R: Array) -> Array:
+    """``points @ R.T`` (``(..., 3)`` body-frame points turned into the world's axes), written out
+    in the order XLA's CPU dot sums a contraction of three: the same bits (measured), but a loop
+    XLA fuses with the gaps' arithmetic, where the dot wrote every sample's three coordinates for
+    each body of a batch and a second loop read them back."""
+    return points[..., 2:3] * R[:, 2] + (points[..., 1:2] * R[:, 1] + points[..., 0:1] * R[:, 0])
+
+
 def _first_least(g: Array) -> Array:
     """Each row's first column holding its least value, ``(GROUPS,)``: ``jnp.argmin(g, axis=1)``, to the index.
 
@@ -552,12 +560,7 @@ class HullHold:
         Computed where it is read (the scan, each later start's round) rather than kept for every
         sample; the optimisation barrier compiles it alike at both, so they agree to the last bit.
         """
-        S = self._chunk(self.samples, c)
-        # S @ R.T written out in the order XLA's CPU dot sums a contraction of three (the same
-        # bits, measured): one loop with the gaps' arithmetic, where the dot wrote every sample's
-        # three coordinates for each body of a batch and a second loop read them back
-        turned = S[..., 2:3] * R[:, 2] + (S[..., 1:2] * R[:, 1] + S[..., 0:1] * R[:, 0])
-        phi, _ = self.surface.distance_and_normal(x + turned)
+        phi, _ = self.surface.distance_and_normal(x + _turned(self._chunk(self.samples, c), R))
         return jax.lax.optimization_barrier(phi - self.margin)
 
     def _scan(self, x: Array, R: Array) -> _Scan:

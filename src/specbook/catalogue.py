@@ -392,8 +392,8 @@ FAULTS: tuple[Fault, ...] = (
     # MIME's side: each a bug of the contact or the rigid step that a closed form on the page catches
     Fault("contact_delassus_translation_only", "mujoco witness",
           "The Delassus matrix keeps only the translation: the impulses ignore that a push off the centre also turns the body.",
-          (Patch(_SOLVE, "    return _products(n, n) * inv_m + _products(lever * inv_I, lever)",
-                 "    return _products(n, n) * inv_m"),),
+          (Patch(_SOLVE, "    return matmul3(n, n.T) * inv_m + matmul3(lever * inv_I, lever.T)",
+                 "    return matmul3(n, n.T) * inv_m"),),
           (MUJOCO, ANOMALIES), ("mime_impact_closed_form", "anomalies_mime_ano_139_normal_speed_error_most",
                                 "anomalies_mime_ano_139_spin_error_most")),
     Fault("contact_rule_restitution_half", "mujoco witness",
@@ -500,7 +500,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("delassus_rotation_by_moments", "contact solver",
           "The Delassus matrix's rotational part multiplies the levers by the principal moments, not their "
           "inverses: the rows' coupling through the body's turn is wrong.",
-          (Patch(_SOLVE, "+ _products(lever * inv_I, lever)", "+ _products(lever / inv_I, lever)"),),
+          (Patch(_SOLVE, "+ matmul3(lever * inv_I, lever.T)", "+ matmul3(lever / inv_I, lever.T)"),),
           (CONTACT_SOLVER,), ("two_walls_ratio_per_sweep", "umr_held_in_tube", "umr_touching_after_landing")),
     Fault("unconverged_against_whole_free_speed", "contact solver",
           "A step is flagged unconverged only when the sweeps leave more than the whole of the free step's "

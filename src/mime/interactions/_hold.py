@@ -52,6 +52,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from mime._pytree import pytree, static
+from mime._three import matmul3
 from mime.dynamics import ContactReport, FreeSolve, RigidState
 from mime.geometry import Capsule, Cylinder, Ellipsoid, Screw, Sphere, rotation
 from mime.geometry.rotation import advance_pose
@@ -190,7 +191,7 @@ def first_pass(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
 def first_pass_at(hold: PointChoice, A: Held, free: FreeSolve, dt: Array) -> FirstPass:
     """The first pass holding the points ``A`` chosen at the step's start."""
     K = gram(A.normal, A.lever, 1.0 / free.mass_eff, 1.0 / free.inertia_eff)
-    u_free = A.normal @ free.velocity + A.lever @ free.angular_velocity
+    u_free = matmul3(A.normal, free.velocity) + matmul3(A.lever, free.angular_velocity)
     target = -jnp.maximum(A.gap, 0.0) / dt
     active = jnp.isfinite(A.gap)
     lam, u, last = solve(jnp.any(active & (u_free < target)), K, u_free, target, active, hold.sweeps)
@@ -305,7 +306,7 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
     K2 = gram(n2, l2, inv_m, inv_I)
     # the rule at the projected points: the velocity into the surface is removed
     pushed = projected & (mu > 0)
-    u2 = n2 @ v1 + l2 @ w1
+    u2 = matmul3(n2, v1) + matmul3(l2, w1)
     lam2, _, _ = solve(jnp.any(pushed), K2, u2, jnp.zeros_like(u2), pushed, hold.sweeps)
     touch2 = jnp.any(lam2 > 0)
     v2 = jnp.where(touch2, v1 + (n2.T @ lam2) * inv_m, v1)
@@ -353,21 +354,13 @@ def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: A
     """``(point, converged)`` of one part of ``kind`` (its class, ``None`` for a kind held at its samples),
     placed at ``offset`` turned by ``turn`` in the body's frame: the search along the body-frame ``d``
     from ``hint``."""
-    dp = turn.T @ d
-    hp = turn.T @ (hint - offset)
+    dp = matmul3(turn.T, d)
+    hp = matmul3(turn.T, hint - offset)
     if kind is not None:
         pp, ok = kind.support_from(params, dp, hp, steps)
     else:
         pp, ok = hp, jnp.array(False)
-    return offset + turn @ pp, ok
-
-
-def _turned(points: Array, R: Array) -> Array:
-    """``points @ R.T`` (``(..., 3)`` body-frame points turned into the world's axes), written out
-    in the order XLA's CPU dot sums a contraction of three: the same bits (measured), but a loop
-    XLA fuses with the gaps' arithmetic, where the dot wrote every sample's three coordinates for
-    each body of a batch and a second loop read them back."""
-    return points[..., 2:3] * R[:, 2] + (points[..., 1:2] * R[:, 1] + points[..., 0:1] * R[:, 0])
+    return offset + matmul3(turn, pp), ok
 
 
 def _first_least(g: Array) -> Array:
@@ -545,6 +538,8 @@ class HullHold:
     def rows_at(self, x: Array, q: Array, point: Array, masks: Array) -> tuple[Array, Array, Array]:
         """``(normal, gap, lever)`` of body-frame points at the pose ``(x, q)``; ``masks`` ``(k, 3)`` multiply the lever."""
         R = rotation.matrix(q)
+        # these two stay dots: written out (mime._three.matmul3) they round otherwise, the box's
+        # chosen rows among them (its held states change in the last bits, one body and a batch)
         X = x + point @ R.T
         phi, n = self.surface.distance_and_normal(X)
         lever = jnp.cross(point, n @ R) * masks
@@ -560,7 +555,7 @@ class HullHold:
         Computed where it is read (the scan, each later start's round) rather than kept for every
         sample; the optimisation barrier compiles it alike at both, so they agree to the last bit.
         """
-        phi, _ = self.surface.distance_and_normal(x + _turned(self._chunk(self.samples, c), R))
+        phi, _ = self.surface.distance_and_normal(x + matmul3(self._chunk(self.samples, c), R.T))
         return jax.lax.optimization_barrier(phi - self.margin)
 
     def _scan(self, x: Array, R: Array) -> _Scan:
@@ -627,12 +622,12 @@ class HullHold:
         p_ns = S[groups, i_ns]
 
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
-            Xh = x + R @ hint
+            Xh = x + matmul3(R, hint)
             _, n0 = surface.distance_and_normal(Xh)
-            pt, ok = self.support(p, -(R.T @ n0), hint)
+            pt, ok = self.support(p, -matmul3(R.T, n0), hint)
             if not surface.flat:
-                _, n1 = surface.distance_and_normal(x + R @ pt)
-                pt, ok = self.support(p, -(R.T @ n1), pt)
+                _, n1 = surface.distance_and_normal(x + matmul3(R, pt))
+                pt, ok = self.support(p, -matmul3(R.T, n1), pt)
             return pt, ok
 
         # starts, one round each: the nearest sample, then each next nearest lying apart from those
@@ -645,7 +640,7 @@ class HullHold:
             hint = S[groups, i]
             p = part[groups, i]
             pt, conv = jax.vmap(search)(hint, p)
-            phi_c, _ = surface.distance_and_normal(x + pt @ R.T)
+            phi_c, _ = surface.distance_and_normal(x + matmul3(pt, R.T))
             gap_c = jnp.where(ok & conv, phi_c - self.margin, inf)
             better = gap_c < r.best_gap
             return _Rounds(avail, hint, jnp.where(better, gap_c, r.best_gap),
@@ -682,7 +677,7 @@ class HullHold:
         point is searched once, at the part's origin, and held by every group."""
         R = rotation.matrix(q)
         _, n0 = self.surface.distance_and_normal(x)
-        pt = self.support_once(-(R.T @ n0))
+        pt = self.support_once(-matmul3(R.T, n0))
         masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
         point = jnp.broadcast_to(pt, (GROUPS, 3))
         mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
@@ -701,11 +696,11 @@ class HullHold:
 
         def once(points: Array) -> Array:  # every point's search lands on the one support point (see choose)
             _, n0 = surface.distance_and_normal(x)
-            return jnp.broadcast_to(self.support_once(-(R.T @ n0)), points.shape)
+            return jnp.broadcast_to(self.support_once(-matmul3(R.T, n0)), points.shape)
 
         def one(p: Array, part: Array, ok: Array) -> Array:
-            _, n0 = surface.distance_and_normal(x + R @ p)
-            new, conv = self.support(part, -(R.T @ n0), p)
+            _, n0 = surface.distance_and_normal(x + matmul3(R, p))
+            new, conv = self.support(part, -matmul3(R.T, n0), p)
             return jnp.where(ok & conv, new, p)
 
         def again(_: Array, pts: Array) -> Array:

@@ -26,6 +26,8 @@ from typing import Any
 import jax
 import jax.numpy as jnp
 
+from mime._three import matmul3
+
 __all__ = ["gram", "pgs", "solve", "residual"]
 
 Array = Any
@@ -39,18 +41,7 @@ def gram(n: Array, lever: Array, inv_m: Array, inv_I: Array) -> Array:
     (1/(kg m^2)). ``K_ij`` is the speed row ``i`` gains per unit impulse at row ``j``
     (m/s per N s, 1/kg).
     """
-    return _products(n, n) * inv_m + _products(lever * inv_I, lever)
-
-
-def _products(a: Array, b: Array) -> Array:
-    """``a @ b.T`` for ``(k, 3)`` rows, written out: ``a_i2 b_j2 + (a_i1 b_j1 + a_i0 b_j0)``.
-
-    The order is the one XLA's CPU dot accumulates a contraction of three in, so the values are
-    those of ``a @ b.T`` (measured to the bit, one system and a batch, for 8 to 24 rows). Written
-    out, the products are a loop XLA fuses with what reads them: under ``vmap`` the batched
-    solve's transpose of ``K`` to the batch-last layout, which then costs no dot and no copy.
-    """
-    return a[:, None, 2] * b[None, :, 2] + (a[:, None, 1] * b[None, :, 1] + a[:, None, 0] * b[None, :, 0])
+    return matmul3(n, n.T) * inv_m + matmul3(lever * inv_I, lever.T)
 
 
 def residual(lam: Array, u: Array, diag: Array, target: Array, active: Array) -> Array:

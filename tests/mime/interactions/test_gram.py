@@ -1,7 +1,7 @@
 """The Delassus matrix is ``J M^-1 J^T`` to the bit, however it is written.
 
-``mime.interactions._solve.gram`` writes its two products of three out (``_products``) in the
-order XLA's CPU dot sums them, so that XLA fuses them with what reads them. Its values must stay
+``mime.interactions._solve.gram`` writes its two products of three out (``mime._three.matmul3``)
+in the order XLA's CPU dot sums them, so that XLA fuses them with what reads them. Its values must stay
 those of the plain matrix products the book's claims were first measured with: one system, a
 batch under ``vmap``, and the row counts the hold uses. A reordered sum (say, the first two
 products added last) moves about a third of the entries in their last bit and fails here; a
@@ -67,10 +67,10 @@ def test_it_is_symmetric_and_its_diagonal_is_the_effective_inverse_mass():
 
 @pytest.mark.parametrize("batch", [None, 300])
 def test_the_samples_are_turned_as_the_plain_product_turns_them(batch):
-    """The hold's sample gaps turn each body-frame sample by ``R`` with ``_turned``, written out for
+    """The hold's sample gaps turn each body-frame sample by ``R`` with ``matmul3``, written out for
     XLA to fuse: to the bit ``samples @ R.T``, one body or a batch."""
     from mime.geometry import rotation
-    from mime.interactions._hold import _turned
+    from mime._three import matmul3
 
     rng = np.random.default_rng(11)
     with jax.enable_x64(True):
@@ -78,8 +78,18 @@ def test_the_samples_are_turned_as_the_plain_product_turns_them(batch):
         q = rng.normal(size=(batch or 1, 4))
         R = jax.vmap(rotation.matrix)(jnp.asarray(q / np.linalg.norm(q, axis=1, keepdims=True)))
         if batch is None:
-            got, want = jax.jit(_turned)(samples, R[0]), jax.jit(lambda S, R: S @ R.T)(samples, R[0])
+            got, want = jax.jit(lambda S, R: matmul3(S, R.T))(samples, R[0]), jax.jit(lambda S, R: S @ R.T)(samples, R[0])
         else:
-            got = jax.jit(jax.vmap(_turned, (None, 0)))(samples, R)
+            got = jax.jit(jax.vmap(lambda S, R: matmul3(S, R.T), (None, 0)))(samples, R)
             want = jax.jit(jax.vmap(lambda S, R: S @ R.T, (None, 0)))(samples, R)
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_matmul3_refuses_an_axis_other_than_three():
+    from mime._three import matmul3
+    from mime.errors import ValidationError
+
+    with pytest.raises(ValidationError, match=r"matmul3: a.shape = \(4, 2\) is not allowed; expected \(\.\.\., 3\)"):
+        matmul3(jnp.zeros((4, 2)), jnp.zeros(3))
+    with pytest.raises(ValidationError, match=r"matmul3: b.shape = \(2, 3\) is not allowed; expected \(3,\) or \(3, m\)"):
+        matmul3(jnp.zeros((4, 3)), jnp.zeros((2, 3)))

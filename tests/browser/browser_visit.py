@@ -127,11 +127,17 @@ def _settle(page, pending: dict, timeout: float) -> None:
     """Wait until the page's fonts are ready and no request has been open for ``_QUIET`` seconds.
 
     ``pending`` is filled and emptied by the page's request events, which Playwright delivers
-    while this thread waits in ``page.wait_for_timeout``. Past ``timeout`` seconds, raises a
-    ``TimeoutError`` naming the requests still open.
+    while this thread waits in ``page.wait_for_timeout``. Past ``timeout`` seconds (the fonts'
+    wait included), raises a ``TimeoutError`` naming what is still awaited. A request the page
+    sends more than ``_QUIET`` seconds after the last one ended is not waited for, as
+    Playwright's ``networkidle`` would not wait for it.
     """
-    page.evaluate("document.fonts.ready.then(() => true)")
     start = time.monotonic()
+    fonts = page.evaluate("ms => Promise.race([document.fonts.ready.then(() => true),"
+                          " new Promise(done => setTimeout(() => done(false), ms))])", int(timeout * 1000))
+    if not fonts:
+        raise TimeoutError(f"{page.url}: the fonts were not ready after {timeout:.0f} s: "
+                           + ", ".join(sorted(pending.values())[:10]))
     quiet_since = None
     while True:
         now = time.monotonic()
@@ -170,7 +176,8 @@ def visit_page(browser, base: str, html: Path, doc: str, screenshots: Path) -> P
 
     def sent(req):
         report.requested.append(req.url)
-        pending[req] = req.url
+        if req.resource_type != "eventsource":  # a stream stays open; networkidle does not count it either
+            pending[req] = req.url
 
     def failed(req):
         pending.pop(req, None)

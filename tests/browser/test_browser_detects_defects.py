@@ -133,6 +133,16 @@ HANGING = """<!DOCTYPE html><html><head><title>hanging</title></head><body><main
 <script>window.addEventListener("load", () => fetch("/held-back"));</script></main></body></html>
 """
 
+# A page that, once loaded, sets text in a font the server holds back (as MathJax asks for its fonts
+# after the load, while it typesets): the fonts' wait is bounded as the requests' wait is.
+FONT_HELD = """<!DOCTYPE html><html><head><title>font-held</title><style>
+@font-face { font-family: "Held"; src: url("/held-back-font.woff2"); }
+</style></head><body><main><p>Loaded.</p>
+<script>window.addEventListener("load", () => { const p = document.createElement("p");
+  p.style.fontFamily = "Held"; p.textContent = "Set in a font that comes late."; document.body.appendChild(p); });
+</script></main></body></html>
+"""
+
 HELD_BACK_SECONDS = 2.5
 
 
@@ -140,7 +150,7 @@ class _HoldingHandler(QuietHandler):
     """Serves the fake book, but answers ``/held-back`` only after ``HELD_BACK_SECONDS``."""
 
     def do_GET(self):
-        if self.path == "/held-back":
+        if self.path in ("/held-back", "/held-back-font.woff2"):
             time.sleep(HELD_BACK_SECONDS)
         return super().do_GET()
 
@@ -157,6 +167,8 @@ def fake_book(tmp_path_factory):
     (html / "book" / "math-clean.html").write_text(MATH_CLEAN)
     (html / "book" / "hanging.html").write_text(HANGING)
     (html / "held-back").write_text("at last")
+    (html / "book" / "font-held.html").write_text(FONT_HELD)
+    (html / "held-back-font.woff2").write_bytes(b"not a font")
     # the book's MathJax, as the build copies it (sphinx-mathjax-offline)
     offline = Path(importlib.import_module("sphinx-mathjax-offline").__file__).parent / "static" / "mathjax"
     shutil.copytree(offline, html / "_static" / "mathjax")
@@ -185,6 +197,13 @@ def test_a_request_left_open_keeps_the_visit_from_settling(chromium, fake_book, 
     monkeypatch.setattr(browser_visit, "SETTLE_TIMEOUT", 3 * HELD_BACK_SECONDS)
     report = visit_page(chromium, base, html, "book/hanging", tmp_path)  # waits for the answer
     assert f"{base}/held-back" in report.requested and report.screenshot is not None
+
+
+def test_a_font_held_back_keeps_the_visit_from_settling(chromium, fake_book, tmp_path, monkeypatch):
+    html, base = fake_book
+    monkeypatch.setattr(browser_visit, "SETTLE_TIMEOUT", 1.0)
+    with pytest.raises(TimeoutError, match=r"the fonts were not ready after 1 s: .*/held-back-font.woff2"):
+        visit_page(chromium, base, html, "book/font-held", tmp_path)
 
 
 def test_console_and_script_errors_are_caught(reports):

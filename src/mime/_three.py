@@ -7,9 +7,15 @@ copy follows. Written out as three products and two sums, the same arithmetic is
 fuses with what reads it.
 
 :func:`matmul3` sums the terms in the order XLA's CPU dot accumulates a contraction of three
-(``t_2 + (t_1 + t_0)``), so it gives the dot's bits: measured, one body and a batch, in
-``tests/mime/interactions/test_gram.py``, and by the book's claimed values, which the change to
-these products left unchanged.
+(``t_2 + (t_1 + t_0)``). In float64, MIME's precision for verification, it then gives the dot's
+bits for the Delassus matrix, the sample turns and a matrix times a vector, one body or a batch
+(``tests/mime/interactions/test_gram.py``). In MIME's step programs, the book's 276 claimed
+values and the bench scenes' states were unchanged to the bit when these products were written
+out. That is a measurement of this XLA, not a guarantee:
+- in float32 the two differ in the last bits;
+- where XLA fuses a written-out product with the arithmetic around it, it may round otherwise.
+  A part's support compiled alone differs from the plain products' in its last bit, and in the
+  step, ``HullHold.rows_at`` keeps two dots because written out they changed the box's bits.
 
 >>> import jax.numpy as jnp
 >>> R = jnp.array([[0.0, -1.0, 0.0], [1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])  # a quarter turn about z
@@ -34,7 +40,7 @@ def matmul3(a: Array, b: Array) -> Array:
     """``a @ b`` where ``a`` is ``(..., 3)`` and ``b`` is ``(3,)`` or ``(3, m)``: ``(...)`` or ``(..., m)``.
 
     The terms ``t_k = a[..., k] b[k]`` are summed as ``t_2 + (t_1 + t_0)``, the order of XLA's
-    CPU dot, so that the result is the dot's to the bit.
+    CPU dot (in float64 the dot's bits, except where XLA fuses it otherwise: see the module).
     """
     if a.ndim < 1 or a.shape[-1] != 3:
         raise invalid("a.shape", a.shape, "(..., 3): the contracted axis is of three", where="matmul3")

@@ -93,3 +93,54 @@ def test_matmul3_refuses_an_axis_other_than_three():
         matmul3(jnp.zeros((4, 2)), jnp.zeros(3))
     with pytest.raises(ValidationError, match=r"matmul3: b.shape = \(2, 3\) is not allowed; expected \(3,\) or \(3, m\)"):
         matmul3(jnp.zeros((4, 3)), jnp.zeros((2, 3)))
+
+
+@pytest.mark.parametrize("batch", [None, 200])
+def test_a_matrix_times_a_vector_is_the_plain_product_to_the_bit(batch):
+    """``matmul3(a, v)`` for a ``(3,)`` vector (the rows' speeds ``n @ v``, the turns ``R.T @ d``)."""
+    from mime._three import matmul3
+
+    rng = np.random.default_rng(5)
+    with jax.enable_x64(True):
+        a = jnp.asarray(rng.normal(size=(batch or 1, 16, 3)))
+        R = jnp.asarray(rng.normal(size=(batch or 1, 3, 3)))
+        v = jnp.asarray(rng.normal(size=(batch or 1, 3)) * 1e-2)
+        for A in (a, R, jnp.swapaxes(R, 1, 2)):
+            f = jax.jit(lambda A, v: matmul3(A, v))
+            g = jax.jit(lambda A, v: A @ v)
+            if batch is None:
+                got, want = f(A[0], v[0]), g(A[0], v[0])
+            else:
+                got, want = jax.jit(jax.vmap(f))(A, v), jax.jit(jax.vmap(g))(A, v)
+            np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def _plain_part_support(params, steps, offset, turn, d, hint):
+    from mime.geometry import Capsule
+
+    pp, ok = Capsule.support_from(params, turn.T @ d, turn.T @ (hint - offset), steps)
+    return offset + turn @ pp, ok
+
+
+def test_a_parts_support_is_turned_into_and_out_of_its_frame_as_the_plain_products_turn_it():
+    """``_part_support`` takes the body-frame direction and start into a part's frame (``turn.T``) and
+    its support point back out (``turn``), as the plain products do, for a turned, offset capsule.
+
+    To rounding, not to the bit: compiled alone, XLA fuses the written-out turn with the support's
+    arithmetic and the point differs from the plain products' in its last bit (in the book's step
+    programs the bits came out equal). A turn the wrong way moves the point by its whole size."""
+    from mime.geometry import Capsule, rotation
+    from mime.interactions._hold import _part_support
+
+    rng = np.random.default_rng(9)
+    capsule = Capsule(radius=2.5e-4, length=1e-3)
+    with jax.enable_x64(True):
+        params, steps = jnp.asarray(capsule.support_params()), jnp.asarray(8)
+        for _ in range(5):
+            q = rng.normal(size=4)
+            turn = rotation.matrix(jnp.asarray(q / np.linalg.norm(q)))
+            offset, d, hint = (jnp.asarray(rng.normal(size=3) * s) for s in (3e-4, 1.0, 3e-4))
+            got, ok = jax.jit(lambda *a: _part_support(Capsule, *a))(params, steps, offset, turn, d, hint)
+            want, ok_plain = jax.jit(_plain_part_support)(params, steps, offset, turn, d, hint)
+            np.testing.assert_allclose(np.asarray(got), np.asarray(want), rtol=4 * np.finfo(float).eps, atol=0)
+            assert bool(ok) == bool(ok_plain)

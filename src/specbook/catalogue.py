@@ -544,11 +544,6 @@ FAULTS: tuple[Fault, ...] = (
                  "np.clip(np.maximum(counts, walls), 1, MAX_STARTS)"),),
           (ANOMALIES,), ("anomalies_mime_ano_134_umr_screw_share_over_starts",
                          "anomalies_mime_ano_134_umr_screw_most_over_starts")),
-    Fault("later_starts_only_past_two", "contact support",
-          "The hold's later search starts run only where some group has more than two starts, not more than "
-          "one: a body whose groups have two starts each is searched from its first start alone.",
-          (Patch(_HOLD, "self.most_starts > 1, lambda r:", "self.most_starts > 2, lambda r:"),),
-          (CONTACT_SUPPORT,), ("screw_spin_kept_min", "screw_spin_kept_max")),
     Fault("specbook_glue_shows_expected", "specbook",
           "A claim glues its expected value where the page shows the measured one.",
           (Patch("specbook/_claims.py", "    glue_raw(key, m)\n", "    glue_raw(key, e)\n"),),

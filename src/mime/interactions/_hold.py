@@ -631,10 +631,11 @@ class HullHold:
             return pt, ok
 
         # starts, one round each: the nearest sample, then each next nearest lying apart from those
-        # taken; the search from each, the deepest converged point kept (the first of equals)
-        def take(k: Array | int, r: _Rounds, avail: Array, i: Array, gap_i: Array) -> _Rounds:
-            """Round ``k`` from the start ``i`` (each group's sample; ``gap_i`` ``inf`` where none is left);
-            the first round (``k == 0``) records which groups had a start."""
+        # taken; the search from each, the deepest converged point kept (the first of equals). The
+        # first round's start is the scan's nearest supported sample.
+        def round_(k: Array, r: _Rounds) -> _Rounds:
+            avail, i, gap_i = jax.lax.cond(k == 0, lambda: (r.avail, scan.i_sup, scan.gap_sup),
+                                           lambda: self._next_start(x, R, r.avail, r.last))
             ok = jnp.isfinite(gap_i) & (k < self.starts)
             hint = S[groups, i]
             p = part[groups, i]
@@ -644,28 +645,18 @@ class HullHold:
             better = gap_c < r.best_gap
             return _Rounds(avail, hint, jnp.where(better, gap_c, r.best_gap),
                            jnp.where(better[:, None], pt, r.best_point), jnp.where(better, p, r.best_part),
-                           ok if isinstance(k, int) and k == 0 else r.has_start)  # k is traced past the first
+                           jnp.where(k == 0, ok, r.has_start))
 
-        def round_(k: Array, r: _Rounds) -> _Rounds:
-            return take(k, r, *self._next_start(x, R, r.avail, r.last))
-
-        def deepest(r: _Rounds) -> tuple[Array, Array, Array]:
-            return r.best_gap, r.best_point, r.best_part
-
-        # the first round's start is the scan's nearest supported sample; the later rounds run only
-        # where a group has more starts (branched on the hold, which a batch shares, so that a batch
-        # whose groups have one start each never carries every body's available samples)
         zero_part = jnp.zeros(GROUPS, part.dtype)
         first = _Rounds(self.valid & self.supported, jnp.zeros((GROUPS, 3), x.dtype), jnp.full(GROUPS, inf),
                         jnp.zeros((GROUPS, 3), x.dtype), zero_part, jnp.zeros(GROUPS, bool))
-        r0 = take(0, first, first.avail, scan.i_sup, scan.gap_sup)
-        best_gap, best_point, best_part = jax.lax.cond(
-            self.most_starts > 1, lambda r: deepest(jax.lax.fori_loop(1, self.most_starts, round_, r)), deepest, r0)
+        r = jax.lax.fori_loop(0, self.most_starts, round_, first)
         i0 = scan.i_sup
-        hint0, part0, has_start = S[groups, i0], part[groups, i0], r0.has_start
+        hint0, part0, has_start = S[groups, i0], part[groups, i0], r.has_start
+        best_gap = r.best_gap
         found = jnp.isfinite(best_gap)
-        p_sup = jnp.where(found[:, None], best_point, hint0)
-        part_sup = jnp.where(found, best_part, part0)
+        p_sup = jnp.where(found[:, None], r.best_point, hint0)
+        part_sup = jnp.where(found, r.best_part, part0)
         short = has_start & ~found
         mask_sup = jnp.where(found[:, None], masks[part_sup], 1.0)
         # where a start was had and no search converged, the start's own gap: the scan's nearest supported

@@ -538,8 +538,8 @@ class HullHold:
     def rows_at(self, x: Array, q: Array, point: Array, masks: Array) -> tuple[Array, Array, Array]:
         """``(normal, gap, lever)`` of body-frame points at the pose ``(x, q)``; ``masks`` ``(k, 3)`` multiply the lever."""
         R = rotation.matrix(q)
-        # these two stay dots: written out (mime._three.matmul3) they round otherwise, the box's
-        # chosen rows among them (its held states change in the last bits, one body and a batch)
+        # these two stay dots: written out with mime._three.matmul3, XLA fuses them with their
+        # neighbours into multiply-adds, and the box's held states change in their last bits
         X = x + point @ R.T
         phi, n = self.surface.distance_and_normal(X)
         lever = jnp.cross(point, n @ R) * masks

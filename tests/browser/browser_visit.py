@@ -132,12 +132,14 @@ def _settle(page, pending: dict, timeout: float) -> None:
     sends more than ``_QUIET`` seconds after the last one ended is not waited for, as
     Playwright's ``networkidle`` would not wait for it.
     """
+    def still_open() -> str:
+        return ", ".join(sorted(pending.values())[:10])
+
     start = time.monotonic()
     fonts = page.evaluate("ms => Promise.race([document.fonts.ready.then(() => true),"
                           " new Promise(done => setTimeout(() => done(false), ms))])", int(timeout * 1000))
     if not fonts:
-        raise TimeoutError(f"{page.url}: the fonts were not ready after {timeout:.0f} s: "
-                           + ", ".join(sorted(pending.values())[:10]))
+        raise TimeoutError(f"{page.url}: the fonts were not ready after {timeout:.0f} s: {still_open()}")
     quiet_since = None
     while True:
         now = time.monotonic()
@@ -149,7 +151,7 @@ def _settle(page, pending: dict, timeout: float) -> None:
             return
         if now - start > timeout:
             raise TimeoutError(f"{page.url}: {len(pending)} request(s) still open after {timeout:.0f} s: "
-                               + ", ".join(sorted(pending.values())[:10]))
+                               f"{still_open()}")
         page.wait_for_timeout(50)
 
 

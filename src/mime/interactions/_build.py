@@ -171,7 +171,8 @@ def build_confinement(
     # one size of sample arrays (SAMPLE_CAPACITY rows a group, more only for a hull that needs them), so that
     # hulls share a compiled step whatever their sampling; the step reads the filled chunks alone
     chunks = max(1, math.ceil(int(sizes.max()) / SAMPLE_CHUNK))
-    G = max(SAMPLE_CAPACITY, SAMPLE_CHUNK << max(0, math.ceil(math.log2(chunks))))
+    G = (SAMPLE_CAPACITY if chunks * SAMPLE_CHUNK <= SAMPLE_CAPACITY
+         else SAMPLE_CHUNK << math.ceil(math.log2(chunks)))
     samples = np.zeros((GROUPS, G, 3))
     valid = np.zeros((GROUPS, G), dtype=bool)
     sup = np.zeros((GROUPS, G), dtype=bool)

@@ -1,0 +1,111 @@
+"""A hold's samples: where they are laid out, and that the chunked scan reads every one of them.
+
+``mime.interactions._build.build_confinement`` pads each group's samples to one row count
+(``SAMPLE_CAPACITY``, a whole number of ``SAMPLE_CHUNK`` chunks; more rows, a power of two of
+chunks, only for a hull whose largest group needs them), and ``HullHold._scan`` reads the filled
+chunks one at a time. Whatever the chunk, the scan must find what one ``argmin`` over all of a
+group's samples finds: a chunk skipped, read at the wrong rows, or a padding row taken for a
+sample all fail here. The hulls range from a sparse sampling (one chunk a group, as the batched
+benches use) to one that needs more rows than the capacity.
+"""
+
+from __future__ import annotations
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from mime import demos, sweep
+from mime.geometry import Capsule, Sphere, rotation
+from mime.interactions._hold import GROUPS, SAMPLE_CAPACITY, SAMPLE_CHUNK
+from mime.nodes import ConstantLoad, RigidInertialNode
+from mime import Contact, Experiment, mm
+from mime.scene import Plane
+
+
+def _hold(hull, margin_mm: float):
+    body = RigidInertialNode(hull, mass=1e-6, inertia=demos.solid_inertia(hull, 1e-6), position=(0.0, 0.0, 1e-3),
+                             force=ConstantLoad((0.0, 0.0, -1e-5)), name="b")
+    e = Experiment()
+    e.attach(Contact.Projection(margin=mm(margin_mm)), body=body, surface=Plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
+    built = e.build()
+    return built.step_inputs(body).hold, built
+
+
+def _sweep_hold(kind: str):
+    body = demos.make_body(sweep.sweep_kinds()[kind], mass=1e-6, name=kind, force=ConstantLoad((0.0, 0.0, -1e-6)))
+    return demos.attach(body, demos.FLOOR.surface).build().step_inputs(body).hold
+
+
+HOLDS = {
+    # one chunk a group: the sampling of the batched benches
+    "capsule, sparse": lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.1)[0],
+    "capsule, fine": lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.002)[0],
+    "screw": lambda: _sweep_hold("screw"),
+    "mesh": lambda: _sweep_hold("mesh"),  # up to 510 samples a group: most of the capacity
+    # more samples a group than the capacity holds: the rows grow to a power of two of chunks
+    "sphere, finest": lambda: _hold(Sphere(4e-4), 1e-6)[0],
+}
+
+
+@pytest.fixture(scope="module", params=sorted(HOLDS))
+def hold(request):
+    with jax.enable_x64(True):
+        return HOLDS[request.param]()
+
+
+def test_each_groups_samples_fill_its_first_rows_in_whole_chunks(hold):
+    valid = np.asarray(hold.valid)
+    sizes = valid.sum(axis=1)
+    rows = valid.shape[1]
+    chunks = int(hold.chunks)
+    assert rows % SAMPLE_CHUNK == 0
+    assert chunks == -(-sizes.max() // SAMPLE_CHUNK)  # the fewest chunks that hold the largest group
+    if chunks * SAMPLE_CHUNK <= SAMPLE_CAPACITY:
+        assert rows == SAMPLE_CAPACITY  # one size for every hull that fits, so they share a program
+    else:
+        assert rows == SAMPLE_CHUNK * 2 ** int(np.ceil(np.log2(chunks)))
+    for g in range(GROUPS):
+        assert valid[g, :sizes[g]].all() and not valid[g, sizes[g]:].any()
+
+
+def _plain_nearest(hold, x, q):
+    """Each group's gaps and least gap over its valid samples of one sort (searched, held at the samples),
+    from all samples at once (no chunks)."""
+    R = rotation.matrix(q)
+    phi, _ = hold.surface.distance_and_normal(x + hold.samples @ R.T)
+    out = []
+    for sort in (hold.supported, ~hold.supported):
+        gap = jnp.where(hold.valid & sort, phi - hold.margin, jnp.inf)
+        out.append((gap, jnp.min(gap, axis=1)))
+    return out
+
+
+@jax.jit
+def _both(hold, x, q):
+    scan = hold._scan(x, rotation.matrix(q))
+    return scan, _plain_nearest(hold, x, q)
+
+
+@settings(max_examples=10, deadline=None)
+@given(q=st.lists(st.floats(-1.0, 1.0), min_size=4, max_size=4).filter(lambda v: sum(c * c for c in v) > 0.1),
+       height=st.floats(-2e-4, 2e-3))
+def test_the_chunked_scan_finds_each_groups_nearest_sample(hold, q, height):
+    with jax.enable_x64(True):
+        qv = jnp.asarray(np.asarray(q) / np.linalg.norm(q))
+        scan, plain = _both(hold, jnp.asarray([1e-4, -2e-4, height]), qv)
+    found = 0
+    for (gap, least), i, scanned in zip(plain, (scan.i_sup, scan.i_ns), (scan.gap_sup, scan.gap_ns)):
+        gap, least, i = np.asarray(gap), np.asarray(least), np.asarray(i)
+        has = np.isfinite(least)
+        found += has.sum()
+        # the chosen sample is a real one of its group and sort, and as near as the nearest of all (to
+        # rounding: the scan and the plain product are compiled apart); a group with none finds none
+        scale = 4 * np.finfo(float).eps * (abs(height) + 1e-3)
+        np.testing.assert_allclose(gap[np.arange(GROUPS), i][has], least[has], rtol=0, atol=scale)
+        np.testing.assert_allclose(np.asarray(scanned)[has], least[has], rtol=0, atol=scale)
+        assert np.all(np.isinf(np.asarray(scanned)[~has]))
+    assert found == GROUPS  # every group of these hulls holds samples

@@ -21,10 +21,13 @@ def write_bytes(path: str | os.PathLike[str], data: bytes) -> Path:
     """Replace ``path`` by ``data`` in one step; its folder is made if missing. Returns the path.
 
     >>> import tempfile
-    >>> folder = Path(tempfile.mkdtemp())
-    >>> write_bytes(folder / "a" / "x.bin", b"new").read_bytes()
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     folder = Path(tmp)
+    ...     written = write_bytes(folder / "a" / "x.bin", b"new").read_bytes()
+    ...     left = sorted(p.name for p in (folder / "a").iterdir())
+    >>> written
     b'new'
-    >>> sorted(p.name for p in (folder / "a").iterdir())  # no temporary file is left behind
+    >>> left  # no temporary file is left behind
     ['x.bin']
     """
     path = Path(path)

@@ -133,9 +133,10 @@ def page_references(source: Path) -> PageReferences:
     """The glue references and math of one MyST page, parsed as the build parses it.
 
     >>> import tempfile
-    >>> page = Path(tempfile.mkdtemp()) / "p.md"
-    >>> _ = page.write_text("A {glue:text}`order:.3f` and ``{glue:text}`shown:.1f` `` $x$\\n")
-    >>> refs = page_references(page)
+    >>> with tempfile.TemporaryDirectory() as folder:
+    ...     page = Path(folder) / "p.md"
+    ...     _ = page.write_text("A {glue:text}`order:.3f` and ``{glue:text}`shown:.1f` `` $x$\\n")
+    ...     refs = page_references(page)
     >>> [(g.key, g.spec) for g in refs.glue], refs.math
     ([('order', '.3f')], 1)
     """

@@ -345,12 +345,13 @@ assert SUPPORT_KINDS[1:1 + len(ONCE_KINDS)] == ONCE_KINDS
 SAMPLE_CHUNK = 48
 """Samples per group that one pass of ``HullHold.choose``'s loops reads at a time. A group's rows past its
 last sample are read too, up to the end of its last chunk: the chunk is sized for the sparse samplings that
-batched runs use (20 to 45 samples a group, one chunk), where a chunk of 64 spent a third of the scan on
-padding. A finely sampled hull takes more, smaller chunks, and no more time: a capsule of 361 samples a
-group steps as fast with chunks of 48 as of 64."""
+batched runs use (20 to 45 samples a group, one chunk), where a chunk of 64 was about half padding. A finely
+sampled hull reads more, smaller chunks; that was measured no slower (one capsule of 361 samples a group:
+83 us a step with chunks of 48, 95 with chunks of 64)."""
 SAMPLE_CAPACITY = 576
 """Rows per group of a hold's sample arrays (more only for a hull whose largest group has more samples):
 one size, so that hulls of any sampling share a compiled step; the loops read only the filled chunks."""
+assert SAMPLE_CAPACITY % SAMPLE_CHUNK == 0  # the rows are whole chunks
 
 
 def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: Array, d: Array,
@@ -441,8 +442,9 @@ class HullHold:
         margin: ``()`` m, how far each hull point is held from the surface.
         extent: ``()`` m, the body's extent about its centre (the contact band's scale).
         shortfall: ``()`` m, how far the hull's samples may fall short of its surface.
-        samples: ``(GROUPS, G, 3)`` m, body frame: each group's samples, padded to ``G`` rows
-            (``SAMPLE_CAPACITY``, a multiple of ``SAMPLE_CHUNK``).
+        samples: ``(GROUPS, G, 3)`` m, body frame: each group's samples, padded to ``G`` rows, a whole
+            number of ``SAMPLE_CHUNK`` chunks (``SAMPLE_CAPACITY``; a power of two of chunks for a hull
+            whose largest group outgrows it).
         valid: ``(GROUPS, G)`` bool, a real sample rather than padding.
         supported: ``(GROUPS, G)`` bool, the sample's part answers the support query.
         part: ``(GROUPS, G)`` int, the hull part the sample lies on.

@@ -19,7 +19,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from mime import demos, sweep
-from mime.geometry import Capsule, Sphere, rotation
+from mime.geometry import Box, Capsule, Hull, Part, Sphere, rotation
 from mime.interactions._hold import GROUPS, SAMPLE_CAPACITY, SAMPLE_CHUNK
 from mime.nodes import ConstantLoad, RigidInertialNode
 from mime import Contact, Experiment, mm
@@ -27,7 +27,7 @@ from mime.scene import Plane
 
 
 def _hold(hull, margin_mm: float):
-    body = RigidInertialNode(hull, mass=1e-6, inertia=demos.solid_inertia(hull, 1e-6), position=(0.0, 0.0, 1e-3),
+    body = RigidInertialNode(hull, mass=1e-6, inertia=(1e-14, 1e-14, 1e-14), position=(0.0, 0.0, 1e-3),
                              force=ConstantLoad((0.0, 0.0, -1e-5)), name="b")
     e = Experiment()
     e.attach(Contact.Projection(margin=mm(margin_mm)), body=body, surface=Plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
@@ -41,20 +41,29 @@ def _sweep_hold(kind: str):
 
 
 HOLDS = {
+    # name: (the hold, its chunks: "one", "some" within the capacity, or "past" it)
     # one chunk a group: the sampling of the batched benches
-    "capsule, sparse": lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.1)[0],
-    "capsule, fine": lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.002)[0],
-    "screw": lambda: _sweep_hold("screw"),
-    "mesh": lambda: _sweep_hold("mesh"),  # up to 510 samples a group: most of the capacity
+    "capsule, sparse": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.1)[0], "one"),
+    "capsule, fine": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.002)[0], "some"),
+    "screw": (lambda: _sweep_hold("screw"), "some"),
+    "mesh": (lambda: _sweep_hold("mesh"), "some"),  # up to 510 samples a group: most of the capacity
+    # a box held at its samples beside a ball searched: chunks holding samples of both sorts
+    "box and ball": (lambda: _hold(Hull([Part(Box(1e-3, 6e-4, 4e-4)), Part(Sphere(2.5e-4), (6e-4, 0.0, 0.0))]), 0.05)[0],
+                     "some"),
     # more samples a group than the capacity holds: the rows grow to a power of two of chunks
-    "sphere, finest": lambda: _hold(Sphere(4e-4), 1e-6)[0],
+    "sphere, finest": (lambda: _hold(Sphere(4e-4), 1e-6)[0], "past"),
 }
 
 
 @pytest.fixture(scope="module", params=sorted(HOLDS))
 def hold(request):
+    make, case = HOLDS[request.param]
     with jax.enable_x64(True):
-        return HOLDS[request.param]()
+        h = make()
+    chunks = int(h.chunks)
+    # each hull is the case it stands for
+    assert case == ("one" if chunks == 1 else "some" if chunks * SAMPLE_CHUNK <= SAMPLE_CAPACITY else "past")
+    return h
 
 
 def test_each_groups_samples_fill_its_first_rows_in_whole_chunks(hold):
@@ -62,7 +71,7 @@ def test_each_groups_samples_fill_its_first_rows_in_whole_chunks(hold):
     sizes = valid.sum(axis=1)
     rows = valid.shape[1]
     chunks = int(hold.chunks)
-    assert rows % SAMPLE_CHUNK == 0
+    assert rows % SAMPLE_CHUNK == 0 and rows >= chunks * SAMPLE_CHUNK
     assert chunks == -(-sizes.max() // SAMPLE_CHUNK)  # the fewest chunks that hold the largest group
     if chunks * SAMPLE_CHUNK <= SAMPLE_CAPACITY:
         assert rows == SAMPLE_CAPACITY  # one size for every hull that fits, so they share a program
@@ -97,15 +106,16 @@ def test_the_chunked_scan_finds_each_groups_nearest_sample(hold, q, height):
     with jax.enable_x64(True):
         qv = jnp.asarray(np.asarray(q) / np.linalg.norm(q))
         scan, plain = _both(hold, jnp.asarray([1e-4, -2e-4, height]), qv)
-    found = 0
-    for (gap, least), i, scanned in zip(plain, (scan.i_sup, scan.i_ns), (scan.gap_sup, scan.gap_ns)):
+    valid, supported = np.asarray(hold.valid), np.asarray(hold.supported)
+    # the gaps' rounding: a few units in the last place of the largest coordinate the poses reach
+    scale = 8 * np.finfo(float).eps * (np.hypot(2e-4, height) + float(hold.extent))
+    for (gap, least), i, scanned, sort in zip(plain, (scan.i_sup, scan.i_ns), (scan.gap_sup, scan.gap_ns),
+                                              (supported, ~supported)):
         gap, least, i = np.asarray(gap), np.asarray(least), np.asarray(i)
         has = np.isfinite(least)
-        found += has.sum()
+        assert np.array_equal(has, (valid & sort).any(axis=1))  # a group with samples of this sort
         # the chosen sample is a real one of its group and sort, and as near as the nearest of all (to
         # rounding: the scan and the plain product are compiled apart); a group with none finds none
-        scale = 4 * np.finfo(float).eps * (abs(height) + 1e-3)
         np.testing.assert_allclose(gap[np.arange(GROUPS), i][has], least[has], rtol=0, atol=scale)
         np.testing.assert_allclose(np.asarray(scanned)[has], least[has], rtol=0, atol=scale)
         assert np.all(np.isinf(np.asarray(scanned)[~has]))
-    assert found == GROUPS  # every group of these hulls holds samples

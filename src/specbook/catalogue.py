@@ -487,6 +487,12 @@ FAULTS: tuple[Fault, ...] = (
           # on the sweep's page alone: under it ANOMALIES' ANO-136 claims fail too, but each also falls to
           # projection_needs_every_row, and the 18 s run there is make test's time to spare
           (CONTACT_SWEEPS,), ("sweep_box_past_margin",)),
+    Fault("batched_solve_drops_the_last_tile", "contact sweeps",
+          "Under vmap, the systems that need a sweep are swept a tile at a time, and the count of tiles is "
+          "rounded down: the systems of a last, partial tile keep no force at all.",
+          (Patch(_SOLVE, "tiles = (jnp.sum(needed, dtype=jnp.int32) + SOLVE_TILE - 1) // SOLVE_TILE",
+                 "tiles = jnp.sum(needed, dtype=jnp.int32) // SOLVE_TILE"),),
+          (CONTACT_SWEEPS,), ("sweep_box_past_margin",)),
     Fault("second_pass_impulse_does_not_turn", "contact sweeps",
           "The second pass's impulses change the body's velocity but not its spin: the angular term "
           "(lever x impulse) / I is dropped from its update.",

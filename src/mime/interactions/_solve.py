@@ -16,7 +16,10 @@ a fixed point repeat it exactly). Both shortcuts give the fixed count's result t
 the last bit; under ``vmap`` the sweeps run while any member of the batch still
 needs one, so a batch that does not touch does no sweep at all. Under ``vmap`` the solve
 also lays the batch out last (its batching rule, ``_solve_batch``), so that each row
-of a sweep reads and writes contiguous memory across the batch.
+of a sweep reads and writes contiguous memory across the batch, and it sweeps only the
+systems that need it: those are gathered, ``SOLVE_TILE`` at a time, and each tile sweeps
+until its own systems stop (a batch whose contact needs a solve in a few bodies pays for
+those, not for every body).
 """
 
 from __future__ import annotations
@@ -176,10 +179,47 @@ def _solve_batch(axis_size: int, in_batched: list[bool], *args: Array
     return _solve_last(*(batched(a, b) for a, b in zip(args, in_batched))), (True, True, True)
 
 
+SOLVE_TILE = 64
+"""Systems a batched solve sweeps together (``_solve_last``): the batch's systems that need a sweep are
+gathered into tiles of this many, and the tiles alone are swept. Tiles of 64 and 128 ran 1,000 batched
+boxes alike (about 7.8 us per body-step against 12.5 for the whole batch swept at once); 64 gathers a
+few needing bodies into less work."""
+
+
 def _solve_last(needed: Array, K: Array, u0: Array, target: Array, active: Array,
                 sweeps: Array) -> tuple[Array, Array, Array]:
     """:func:`solve` for ``B`` systems at once (``K`` ``(B, k, k)``, the vectors ``(B, k)``, ``needed``
-    and ``sweeps`` ``(B,)``), the batch laid out last.
+    and ``sweeps`` ``(B,)``), sweeping only the systems that need it.
+
+    A system that needs no sweep returns ``(+0.0, u0, 0.0)``, as :func:`solve` does. The others are
+    put first (a stable order, ``argsort``) and swept ``SOLVE_TILE`` at a time by
+    ``_sweeps_last``; each tile runs until its own systems stop, and its results are written back
+    to their places. The last tile's start is held within the batch, so it may sweep again a few
+    systems of the tile before or systems that need no sweep: each gets what it gets in any
+    company (its arithmetic never reads another system's), so writing it twice writes the same
+    values. The values are those of one ``_sweeps_last`` over the whole batch, to the bit
+    (``tests/mime/interactions/test_solve_batch.py``); a batch of one tile or less is swept whole.
+    """
+    batch = needed.shape[0]
+    if batch <= SOLVE_TILE:
+        return _sweeps_last(needed, K, u0, target, active, sweeps)
+    order = jnp.argsort(~needed, stable=True).astype(jnp.int32)  # the systems that need a sweep first
+    tiles = (jnp.sum(needed, dtype=jnp.int32) + SOLVE_TILE - 1) // SOLVE_TILE
+
+    def tile(t: Array, carry: tuple[Array, Array, Array]) -> tuple[Array, Array, Array]:
+        lam, u, last = carry
+        i = jax.lax.dynamic_slice(order, (t * SOLVE_TILE,), (SOLVE_TILE,))
+        lam_i, u_i, last_i = _sweeps_last(needed[i], K[i], u0[i], target[i], active[i], sweeps[i])
+        return lam.at[i].set(lam_i), u.at[i].set(u_i), last.at[i].set(last_i)
+
+    unswept = (jnp.zeros_like(u0), u0, jnp.zeros(needed.shape, u0.dtype))
+    return jax.lax.fori_loop(0, tiles, tile, unswept)
+
+
+def _sweeps_last(needed: Array, K: Array, u0: Array, target: Array, active: Array,
+                 sweeps: Array) -> tuple[Array, Array, Array]:
+    """The sweeps of ``B`` systems at once (the arguments as :func:`_solve_last` takes them), the batch
+    laid out last.
 
     Laid out as ``vmap`` lays a batch out (first), each Gauss-Seidel row would read its
     speed, force and column of ``K`` at a stride across the batch. Here the rows lead (``K``'s

@@ -2,7 +2,7 @@
 
 ``mime.interactions._solve.solve`` carries its own batching rule (``_solve_batch``): the rows of
 every system lead and the batch runs along the last axis, so that a Gauss-Seidel row reads
-contiguous memory. Each system must still sweep as often as it would alone (none where not
+contiguous memory, and only the systems that need a sweep are swept, a tile at a time. Each system must still sweep as often as it would alone (none where not
 needed, none after its fixed point, none past its own count) and end with the same forces,
 speeds and residual, whatever is batched and under whatever transformation. They are compared
 to rounding (``RTOL``), not to the bit: XLA may fuse a batched program's products and sums
@@ -26,19 +26,19 @@ from mime.interactions import _solve
 BATCH = 4
 
 
-def _systems(seed: int, k: int) -> dict[str, np.ndarray]:
-    """``BATCH`` systems of ``k`` rows: coupled, not symmetric, some rows inactive, some systems not needing a sweep."""
+def _systems(seed: int, k: int, batch: int = BATCH) -> dict[str, np.ndarray]:
+    """``batch`` systems of ``k`` rows: coupled, not symmetric, some rows inactive, some systems not needing a sweep."""
     rng = np.random.default_rng(seed)
-    J = rng.normal(size=(BATCH, k, 6))
-    K = np.einsum("bic,bjc->bij", J, J) / 6 + 0.2 * np.eye(k) + 0.05 * rng.normal(size=(BATCH, k, k))
+    J = rng.normal(size=(batch, k, 6))
+    K = np.einsum("bic,bjc->bij", J, J) / 6 + 0.2 * np.eye(k) + 0.05 * rng.normal(size=(batch, k, k))
     K[:, np.arange(k), np.arange(k)] = np.abs(K[:, np.arange(k), np.arange(k)]) + 0.1
     return {
-        "needed": rng.random(BATCH) < 0.8,
+        "needed": rng.random(batch) < 0.8,
         "K": K,
-        "u0": rng.normal(size=(BATCH, k)) - 0.5,
-        "target": rng.normal(size=(BATCH, k)) * 0.3,
-        "active": rng.random((BATCH, k)) < 0.85,
-        "sweeps": rng.integers(1, 30, size=BATCH),
+        "u0": rng.normal(size=(batch, k)) - 0.5,
+        "target": rng.normal(size=(batch, k)) * 0.3,
+        "active": rng.random((batch, k)) < 0.85,
+        "sweeps": rng.integers(1, 30, size=batch),
     }
 
 
@@ -121,3 +121,43 @@ def test_a_batch_of_derivatives_in_one_argument_is_each_systems_own():
         together = jax.vmap(one)(*args)
         for b in range(BATCH):
             _close(one(*(a[b] for a in args)), jax.tree_util.tree_map(lambda x: x[b], together))
+
+
+# A batch of more than one tile sweeps only the systems that need it, SOLVE_TILE at a time
+# (``_solve_last``). Whichever systems need a sweep, and however many (none, fewer than a tile, a
+# tile and one, every one), the values must be those of the whole batch swept at once
+# (``_sweeps_last``), to the bit: each system's arithmetic never reads another's.
+TILE = _solve.SOLVE_TILE
+LARGE = 2 * TILE + 44  # the last tile's start is held within the batch
+_by_tiles = jax.jit(_solve._solve_last)
+_whole = jax.jit(_solve._sweeps_last)
+
+
+@settings(max_examples=12, deadline=None)
+@given(seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 8, 16]),
+       count=st.sampled_from([0, 1, TILE - 1, TILE, TILE + 1, 2 * TILE + 1, LARGE]))
+def test_a_batch_swept_by_tiles_is_the_whole_batch_swept_to_the_bit(seed, k, count):
+    with jax.enable_x64(True):
+        s = _systems(seed, k, LARGE)
+        needed = np.zeros(LARGE, bool)
+        needed[np.random.default_rng(seed).permutation(LARGE)[:count]] = True
+        s["needed"] = needed
+        args = tuple(jnp.asarray(s[name]) for name in _ORDER)
+        tiled, whole = _by_tiles(*args), _whole(*args)
+    for x, y in zip(tiled, whole, strict=True):
+        np.testing.assert_array_equal(np.asarray(x).view(np.uint64), np.asarray(y).view(np.uint64))
+    lam, u, last = (np.asarray(x) for x in tiled)
+    # a system that needs no sweep is returned untouched: +0.0 forces, its own speeds, a zero residual
+    assert np.all(lam[~needed].view(np.uint64) == 0) and np.array_equal(u[~needed], s["u0"][~needed])
+    assert np.all(last[~needed] == 0.0)
+
+
+def test_a_large_batch_under_vmap_is_each_system_alone():
+    """Through ``vmap`` of :func:`solve` (its batching rule), a batch of more than two tiles gives each
+    system what it gets alone."""
+    with jax.enable_x64(True):
+        s = _systems(17, 8, LARGE)
+        together = _batched(*(jnp.asarray(s[name]) for name in _ORDER))
+        for b in range(0, LARGE, 7):
+            alone = _one(*(jnp.asarray(s[name][b]) for name in _ORDER))
+            _close(alone, tuple(x[b] for x in together))

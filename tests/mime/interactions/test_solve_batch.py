@@ -134,7 +134,7 @@ _whole = jax.jit(_solve._sweeps_last)
 
 
 @settings(max_examples=12, deadline=None)
-@given(seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 8, 16]),
+@given(seed=st.integers(0, 2**32 - 1), k=st.sampled_from([3, 16]),  # each row count is a program to compile
        count=st.sampled_from([0, 1, TILE - 1, TILE, TILE + 1, 2 * TILE + 1, LARGE]))
 def test_a_batch_swept_by_tiles_is_the_whole_batch_swept_to_the_bit(seed, k, count):
     with jax.enable_x64(True):

@@ -21,37 +21,26 @@ from hypothesis import strategies as st
 from mime import demos, sweep
 from mime.geometry import Box, Capsule, Hull, Part, Sphere, rotation
 from mime.interactions._hold import GROUPS, SAMPLE_CAPACITY, SAMPLE_CHUNK
-from mime.nodes import ConstantLoad, RigidInertialNode
-from mime import Contact, Experiment, mm
-from mime.scene import Plane
 
 
-def _hold(hull, margin_mm: float):
-    body = RigidInertialNode(hull, mass=1e-6, inertia=(1e-14, 1e-14, 1e-14), position=(0.0, 0.0, 1e-3),
-                             force=ConstantLoad((0.0, 0.0, -1e-5)), name="b")
-    e = Experiment()
-    e.attach(Contact.Projection(margin=mm(margin_mm)), body=body, surface=Plane((0.0, 0.0, 0.0), (0.0, 0.0, 1.0)))
-    built = e.build()
-    return built.step_inputs(body).hold, built
-
-
-def _sweep_hold(kind: str):
-    body = demos.make_body(sweep.sweep_kinds()[kind], mass=1e-6, name=kind, force=ConstantLoad((0.0, 0.0, -1e-6)))
-    return demos.attach(body, demos.FLOOR.surface).build().step_inputs(body).hold
+def _hold(hull, spacing: float | None = None):
+    """The hold of ``hull`` on the demos' floor at the seed's margin, sampled at ``spacing`` m (else the rule's)."""
+    body = demos.make_body(hull, mass=1e-6)
+    return demos.attach(body, demos.FLOOR.surface, spacing=spacing).build().step_inputs(body).hold
 
 
 HOLDS = {
     # name: (the hold, its chunks: "one", "some" within the capacity, or "past" it)
     # one chunk a group: the sampling of the batched benches
-    "capsule, sparse": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.1)[0], "one"),
-    "capsule, fine": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 0.002)[0], "some"),
-    "screw": (lambda: _sweep_hold("screw"), "some"),
-    "mesh": (lambda: _sweep_hold("mesh"), "some"),  # up to 510 samples a group: most of the capacity
+    "capsule, sparse": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 1e-4), "one"),
+    "capsule, fine": (lambda: _hold(Capsule(radius=2.5e-4, length=1e-3), 3e-5), "some"),
+    "screw": (lambda: _hold(sweep.sweep_kinds()["screw"]), "some"),
+    "mesh": (lambda: _hold(sweep.sweep_kinds()["mesh"]), "some"),  # up to 510 samples a group
     # a box held at its samples beside a ball searched: chunks holding samples of both sorts
-    "box and ball": (lambda: _hold(Hull([Part(Box(1e-3, 6e-4, 4e-4)), Part(Sphere(2.5e-4), (6e-4, 0.0, 0.0))]), 0.05)[0],
+    "box and ball": (lambda: _hold(Hull([Part(Box(1e-3, 6e-4, 4e-4)), Part(Sphere(2.5e-4), (6e-4, 0.0, 0.0))]), 5e-5),
                      "some"),
     # more samples a group than the capacity holds: the rows grow to a power of two of chunks
-    "sphere, finest": (lambda: _hold(Sphere(4e-4), 1e-6)[0], "past"),
+    "sphere, finest": (lambda: _hold(Sphere(4e-4), 1.6e-5), "past"),
 }
 
 

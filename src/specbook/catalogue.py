@@ -484,8 +484,8 @@ FAULTS: tuple[Fault, ...] = (
           "Under vmap, the solve's loop runs while every body of the batch still sweeps, not while any "
           "does: the batch stops sweeping when its first body stops, and the rest keep unfinished forces.",
           (Patch(_SOLVE, "lambda c: jnp.any(going(c))", "lambda c: jnp.all(going(c))"),),
-          # on the sweep's page alone: under it ANOMALIES' ANO-136 claims fail too, but each also falls to
-          # projection_needs_every_row, and the 18 s run there is make test's time to spare
+          # on the sweep's page alone: the anomalies page batches no solve (its MIME-ANO-136 measure maps
+          # the single body's step over the starts)
           (CONTACT_SWEEPS,), ("sweep_box_past_margin",)),
     Fault("batched_solve_drops_the_last_tile", "contact sweeps",
           "Under vmap, the systems that need a sweep are swept a tile at a time, and the count of tiles is "

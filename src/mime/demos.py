@@ -291,23 +291,22 @@ def capsule_tube_gaps(capsule: Capsule, tube: Tube, positions: np.ndarray, orien
     the capsule's segment, so the farthest reach is at an end: ``gap = R - r - max(rho(e1), rho(e2)) - margin``.
     """
     a = np.asarray(tube.axis)
+    # each pose's body z axis, the third column of R(q): R(q) (0, 0, l) is that column times l, whose
+    # other two products are zeros (every pose at once, the same bits as one matrix product a pose)
+    axis = rotation.matrix(np.asarray(orientations, dtype=np.float64).T)[:, 2, :].T
     ends = []
     for s in (-1.0, 1.0):
-        e = positions + np.stack([rotation.matrix(np.asarray(q)) @ np.array([0.0, 0.0, s * capsule.length / 2]) for q in orientations])
+        e = positions + axis * (s * capsule.length / 2)
         r = e - np.asarray(tube.centre)
         ends.append(np.linalg.norm(r - (r @ a)[:, None] * a, axis=1))
     return tube.radius - capsule.radius - np.maximum(*ends) - MARGIN
 
 
-def _axis_angle(orientations: np.ndarray) -> np.ndarray:
-    axes = np.stack([np.asarray(rotation.rotate(jnp.asarray(q), jnp.array([0.0, 0.0, 1.0]))) for q in orientations])
-    return np.arccos(np.clip(np.abs(axes[:, 0]), 0.0, 1.0))
-
-
 def axis_angle(orientations: np.ndarray) -> np.ndarray:
-    """The body axis's angle from the world's ``x`` axis (the tube's), rad, per orientation."""
-    with jax.enable_x64(True):
-        return _axis_angle(orientations)
+    """The body axis's angle from the world's ``x`` axis (the tube's), rad, per orientation ``(n, 4)``."""
+    # x of each body z axis, R(q)[0, 2], for every pose at once (the bits of R(q) (0, 0, 1) a pose)
+    x = rotation.matrix(np.asarray(orientations, dtype=np.float64).T)[0, 2]
+    return np.arccos(np.clip(np.abs(x), 0.0, 1.0))
 
 
 def narrow_tube(steps: int = STEPS) -> NarrowTube:
@@ -585,7 +584,9 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
     with jax.enable_x64(True):
         # the ellipsoid's own deepest point at each step's starting pose (the exact support)
         qs = np.concatenate([body.start.orientation[None], s.orientation[:-1]])
-        exact = np.stack([np.asarray(ELLIPSOID.support(rotation.matrix(jnp.asarray(q)).T @ jnp.array([0.0, 0.0, -1.0]))) for q in qs])
+        # every pose at once, op by op as one pose's (the same bits): each R(q)^T (0, 0, -1), then the support
+        down = jax.vmap(lambda R: R.T @ jnp.array([0.0, 0.0, -1.0]), in_axes=2)(rotation.matrix(jnp.asarray(qs.T)))
+        exact = np.asarray(ELLIPSOID.support(down))
     moves = np.linalg.norm(np.diff(pts, axis=0), axis=1)
     # the support map's continuity: a turn by dtheta moves the support by at most rho_max dtheta,
     # rho_max = a^2 / c the largest radius of curvature of the ellipse the turn sweeps

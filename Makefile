@@ -34,6 +34,7 @@ export OPENBLAS_NUM_THREADS
 # The fault catalogue writes to JAX's cache only the programs that took half a second or more to
 # compile: a fault's step programs, which its other pages read, and not the hundreds of small
 # programs of a patched run that no later run asks for (writing them cost about 5% of a run's time).
+# SPECBOOK_FAULT_CACHE_MIN_COMPILE_SECS sets the threshold (0: every program, as the other stages).
 FAULT_CACHE_ENV := $(JAX_CACHE_ENV) \
   JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS="$${SPECBOOK_FAULT_CACHE_MIN_COMPILE_SECS-0.5}"
 SUDO    := $(shell test "$$(id -u)" = 0 || echo sudo)

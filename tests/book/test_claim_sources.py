@@ -9,8 +9,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import jupytext
 import pytest
+from _pages import code_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.parts)
@@ -18,9 +18,7 @@ PAGES = sorted(p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.par
 
 def _calls_without_source(page: Path) -> list[str]:
     missing = []
-    notebook = jupytext.read(str(page), fmt="md:myst")
-    for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    for number, source in code_cells(page):
         try:
             tree = ast.parse(source)
         except SyntaxError:

@@ -13,8 +13,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
-import jupytext
 import pytest
+from _pages import code_cells
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGES = sorted(p for p in (ROOT / "book").rglob("*.md") if "_build" not in p.parts)
@@ -47,9 +47,7 @@ def dropped_tables(source: str) -> list[int]:
 
 def _page_drops(page: Path) -> list[str]:
     found = []
-    notebook = jupytext.read(str(page), fmt="md:myst")
-    for number, cell in enumerate(c for c in notebook.cells if c.cell_type == "code"):
-        source = "\n".join(line for line in cell.source.splitlines() if not line.lstrip().startswith(("%", "!")))
+    for number, source in code_cells(page):
         try:
             found += [f"code cell {number}, line {line}" for line in dropped_tables(source)]
         except SyntaxError:

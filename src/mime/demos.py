@@ -291,9 +291,7 @@ def capsule_tube_gaps(capsule: Capsule, tube: Tube, positions: np.ndarray, orien
     the capsule's segment, so the farthest reach is at an end: ``gap = R - r - max(rho(e1), rho(e2)) - margin``.
     """
     a = np.asarray(tube.axis)
-    # each pose's body z axis, the third column of R(q): R(q) (0, 0, l) is that column times l, whose
-    # other two products are zeros (every pose at once, the same bits as one matrix product a pose)
-    axis = rotation.matrix(np.asarray(orientations, dtype=np.float64).T)[:, 2, :].T
+    axis = _body_axes(orientations)
     ends = []
     for s in (-1.0, 1.0):
         e = positions + axis * (s * capsule.length / 2)
@@ -302,11 +300,16 @@ def capsule_tube_gaps(capsule: Capsule, tube: Tube, positions: np.ndarray, orien
     return tube.radius - capsule.radius - np.maximum(*ends) - MARGIN
 
 
+def _body_axes(orientations: np.ndarray) -> np.ndarray:
+    """``(n, 3)``: each pose's body ``z`` axis in the world, the third column of ``R(q)``, for the
+    ``(n, 4)`` orientations at once. ``R(q) (0, 0, l)`` is that column times ``l`` (its other two
+    products are zeros), so this gives the bits of one matrix product a pose."""
+    return rotation.matrix(np.asarray(orientations, dtype=np.float64).T)[:, 2, :].T
+
+
 def axis_angle(orientations: np.ndarray) -> np.ndarray:
     """The body axis's angle from the world's ``x`` axis (the tube's), rad, per orientation ``(n, 4)``."""
-    # x of each body z axis, R(q)[0, 2], for every pose at once (the bits of R(q) (0, 0, 1) a pose)
-    x = rotation.matrix(np.asarray(orientations, dtype=np.float64).T)[0, 2]
-    return np.arccos(np.clip(np.abs(x), 0.0, 1.0))
+    return np.arccos(np.clip(np.abs(_body_axes(orientations)[:, 0]), 0.0, 1.0))
 
 
 def narrow_tube(steps: int = STEPS) -> NarrowTube:

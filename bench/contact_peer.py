@@ -20,6 +20,9 @@ also gives its ratio to MuJoCo's ``rollout`` of the same scene and batch, measur
 The N starts are the scene's start moved along the floor (and, for the drop, lifted by up to one
 step of its fall), so they take the same path at different places and landing phases.
 
+Below the table, each of issue 26's targets (``TARGETS``) is printed beside its measured ratio, met
+or missed.
+
 Run: ``.venv/bin/python bench/contact_peer.py`` (``--quick``: 100 bodies, fewer steps). MJX is not a
 dependency of the project: ``pip install mujoco-mjx`` adds it (3.17 works beside ``mujoco`` 4.0 and the
 project's JAX).
@@ -226,6 +229,31 @@ def main() -> None:
         m = "" if many is None else f"{many:.3g}"
         r = "" if rN is None else f"{rN:.3g}"
         print(f"| {name} | {label:<{w}} | {one:.3g} | {r1:.3g} | {m} | {r} |")
+    _targets(rows, args.bodies)
+
+
+TARGETS = (
+    ("one body: MIME Experiment.run / MuJoCo rollout", "MIME Experiment.run (scan)", 1, "MuJoCo rollout", 1, 3.0),
+    ("N bodies: MIME sweep.run_sweep / MJX", "MIME sweep.run_sweep", "N", "MJX jit(scan(step)) / vmap", "N", 1.0),
+    ("N bodies: MIME sweep.run_sweep / MuJoCo rollout (stretch)", "MIME sweep.run_sweep", "N", "MuJoCo rollout", "N", 1.0),
+    ("batched per body-step / one body's (run_sweep)", "MIME sweep.run_sweep", "N", "MIME sweep.run_sweep", 1, 1.0),
+)
+"""Issue 26's targets as ratios of this table's figures: (what, engine, batch, baseline engine, batch, at most)."""
+
+
+def _targets(rows: list[tuple[Any, ...]], bodies: int) -> None:
+    """Print each of issue 26's targets beside the measured ratio, per scene: met or missed."""
+    table = {(name, label): (one, many) for name, label, one, _, many, _ in rows}
+    print(f"\n| scene | target (N = {bodies}) | measured | at most | |")
+    print("|---|---|---:|---:|---|")
+    for name in dict.fromkeys(r[0] for r in rows):
+        for what, engine, batch, base, base_batch, limit in TARGETS:
+            a, b = table.get((name, engine)), table.get((name, base))
+            if a is None or b is None:
+                print(f"| {name} | {what} | | {limit:g} | not measured |")
+                continue
+            ratio = (a[1] if batch == "N" else a[0]) / (b[1] if base_batch == "N" else b[0])
+            print(f"| {name} | {what} | {ratio:.3g} | {limit:g} | {'met' if ratio <= limit else 'missed'} |")
 
 
 if __name__ == "__main__":

@@ -508,6 +508,13 @@ class HullHold:
             return self.kind != 0
         return jnp.asarray(any(k is not None for k in self.kinds))
 
+    @property
+    def all_searched(self) -> Array:
+        """Whether every part answers the support query, so that no point is held at a sample (traced)."""
+        if self.kinds is None:
+            return self.kind != 0
+        return jnp.asarray(all(k is not None for k in self.kinds))
+
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step (:func:`two_passes`)."""
         return two_passes(self, state, free, dt)
@@ -561,8 +568,23 @@ class HullHold:
         Computed where it is read (the scan, each later start's round) rather than kept for every
         sample; the optimisation barrier compiles it alike at both, so they agree to the last bit.
         """
-        phi, _ = self.surface.distance_and_normal(x + matmul3(self._chunk(self.samples, c), R.T))
-        return jax.lax.optimization_barrier(phi - self.margin)
+        S = self._chunk(self.samples, c)
+
+        def at_points() -> Array:
+            phi, _ = self.surface.distance_and_normal(x + matmul3(S, R.T))
+            return phi - self.margin
+
+        def along_normal() -> Array:  # a flat surface: phi(x + R s) = phi(x) + s . R^T n
+            phi0, n = self.surface.distance_and_normal(x)
+            return matmul3(S, matmul3(R.T, n)) + (phi0 - self.margin)
+
+        if not self.surface.flat:
+            return jax.lax.optimization_barrier(at_points())
+        # the along-normal form is a third of the arithmetic, but it rounds otherwise: it is taken only
+        # where every part is searched, so that a sample's gap picks a search's start and is never held.
+        # A hull held at its samples holds the nearest, and among samples tied on a face the rounding
+        # picks which one (MIME-ANO-140's kicks follow it): those keep the gaps at the points
+        return jax.lax.optimization_barrier(jax.lax.cond(self.all_searched, along_normal, at_points))
 
     def _scan(self, x: Array, R: Array) -> _Scan:
         """Each group's nearest sample of either sort at the pose (one pass over the filled chunks)."""

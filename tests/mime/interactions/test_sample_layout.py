@@ -108,3 +108,15 @@ def test_the_chunked_scan_finds_each_groups_nearest_sample(hold, q, height):
         np.testing.assert_allclose(gap[np.arange(GROUPS), i][has], least[has], rtol=0, atol=scale)
         np.testing.assert_allclose(np.asarray(scanned)[has], least[has], rtol=0, atol=scale)
         assert np.all(np.isinf(np.asarray(scanned)[~has]))
+
+
+def test_only_a_hull_whose_every_part_is_searched_takes_the_gaps_along_the_normal():
+    """On a flat surface the scan takes a sample's gap as ``phi(x) + s . R^T n`` only where every part is
+    searched (the gap picks a search's start); a hull with a part held at its samples keeps the gaps at the
+    points, whose rounding decides which of a face's tied samples is held (MIME-ANO-140)."""
+    with jax.enable_x64(True):
+        searched = {name: bool(make().all_searched) for name, (make, _) in HOLDS.items()}
+        box = bool(_hold(Box(6e-4, 4e-4, 3e-4)).all_searched)
+    assert searched == {"capsule, sparse": True, "capsule, fine": True, "screw": True, "mesh": False,
+                        "box and ball": False, "sphere, finest": True}
+    assert not box

@@ -189,7 +189,8 @@ def main() -> None:
     parser.add_argument("--bodies", type=int, default=1000)
     parser.add_argument("--steps", type=int, default=peer.STEPS)
     parser.add_argument("--repeat", type=int, default=3)
-    parser.add_argument("--scenes", nargs="*", default=list(SCENES), choices=list(SCENES))
+    parser.add_argument("--scenes", nargs="*", default=list(SCENES), choices=list(peer.SCENES),
+                        help="the scenes (default: the three of the chapter; the free flights too)")
     args = parser.parse_args()
     if args.quick:
         args.bodies, args.steps, args.repeat = 100, 100, 2

@@ -200,20 +200,32 @@ def _kinds() -> list[tuple[str, Any]]:
 
 @dataclass(frozen=True)
 class FreeRow:
-    """One hull kind flying clear: its samples, whether any step touched, its nearest gap (m), and
-    whether the held run equals the free one bit for bit."""
+    """One hull kind flying clear: its samples, whether any step touched, its nearest gap (m), at how many
+    steps the hold chose points (``held_steps``: the others were clear of its reach), and whether the held
+    run equals the free one bit for bit."""
 
     kind: str
     samples: int
     touched: bool
     nearest: float
+    held_steps: int
     bitwise: bool
 
 
+SKIM = 6e-5
+"""How far beyond the margin a flight over the floor starts its bounding ball, m: within the hold's reach
+at the flights' speed (the samples' shortfall, 0.1 mm at the rule's spacing, and twice a step's travel,
+about 10 µm; ``mime.interactions._hold.clear``), so that the hold chooses and holds points at the first
+steps, until the flight has risen clear of that reach."""
+
+
 def flying(kind: str, geometry: Any) -> RigidInertialNode:
-    """A 1 mg body of ``geometry`` flying clear of the floor with drag, a force and a torque (the capsule
-    inside the narrow tube, along its axis, clear of the wall)."""
-    start: dict[str, Any] = dict(position=(0.0, 0.0, 4e-3), velocity=(1e-3, -5e-4, 2e-4), angular_velocity=(3.0, -2.0, 5.0))
+    """A 1 mg body of ``geometry`` flying past the floor with drag, a force and a torque: its bounding ball
+    starts :data:`SKIM` beyond the margin and rises (the capsule flies inside the narrow tube, along its
+    axis, clear of the wall)."""
+    hull = geometry if isinstance(geometry, Hull) else Hull([geometry])
+    start: dict[str, Any] = dict(position=(0.0, 0.0, hull.extent + MARGIN + SKIM), velocity=(1e-3, -5e-4, 2e-3),
+                                 angular_velocity=(3.0, -2.0, 5.0))
     if kind == "capsule":
         start = dict(position=(0.0, 0.0, 0.0), orientation=lying_orientation(), angular_velocity=(0.0, 0.0, 5.0),
                      velocity=(1e-3, 0.0, 0.0))
@@ -235,14 +247,15 @@ def same_bits(a: RigidState, b: RigidState) -> bool:
 
 
 def free_body_bitwise(steps: int = STEPS) -> list[FreeRow]:
-    """Each hull kind flying clear of the floor, with and without the contact: equal bit for bit?"""
+    """Each hull kind flying past the floor (:func:`flying`), with and without the contact: equal bit for bit?"""
     rows = []
     for name, g in _kinds():
         free = run(flying(name, g), steps)
         experiment = attach(flying(name, g), flying_surface(name))
         held = run(experiment, steps)
+        gap = np.asarray(held.report.contact_gap)
         rows.append(FreeRow(name, confinement(experiment).report.samples, bool(held.report.touching.any()),
-                            float(held.report.contact_gap.min()), same_bits(free.states, held.states)))
+                            float(gap.min()), int(np.isfinite(gap).sum()), same_bits(free.states, held.states)))
     return rows
 
 
@@ -549,20 +562,26 @@ ELLIPSOID = Ellipsoid(8e-4, 4e-4, 3e-4)
 
 @dataclass(frozen=True)
 class TurningEllipsoid:
-    """The tumbling ellipsoid's held point.
+    """The tumbling ellipsoid's held point, at the steps at which the hold chose one.
+
+    At a step where the ellipsoid flies clear of the hold's reach (``mime.interactions._hold.clear``) no
+    point is chosen (the report's ``contact_gap`` is ``inf``); those steps are left out, and a move is
+    taken only between two consecutive steps that both held a point.
 
     Attributes:
-        points: ``(steps, 3)`` m, body frame: the first pass's deepest held point per step.
-        orientations: ``(steps, 4)`` each step's starting orientation (unit quaternion ``(w, x, y, z)``).
-        exact: ``(steps, 3)`` m: the ellipsoid's exact support at each step's starting pose.
+        held: ``(steps,)`` bool, whether the step chose a point.
+        points: ``(h, 3)`` m, body frame: the first pass's deepest held point at each of the ``h`` held steps.
+        orientations: ``(h, 4)`` each held step's starting orientation (unit quaternion ``(w, x, y, z)``).
+        exact: ``(h, 3)`` m: the ellipsoid's exact support at each held step's starting pose.
         off_support: the largest distance between the two, m.
         largest_move: the held point's largest move in one step, m.
         worst_move_over_bound: the largest move over its bound ``(a^2 / c) dtheta``.
-        sample_hops: the nearest sample's moves per step, m (what a hold at samples would do).
+        sample_hops: the nearest sample's moves over the same steps, m (what a hold at samples would do).
         spacing: the sampling spacing, m.
         touching: the flag per step.
     """
 
+    held: np.ndarray
     points: np.ndarray
     orientations: np.ndarray
     exact: np.ndarray
@@ -582,31 +601,37 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
     experiment = attach(body, FLOOR.surface)
     r = run(experiment, steps)
     s = r.states
-    pts = r.report.contact_point
+    held = np.isfinite(np.asarray(r.report.contact_gap))
+    pts = np.asarray(r.report.contact_point)[held]
     spacing = confinement(experiment).spacing
     with jax.enable_x64(True):
-        # the ellipsoid's own deepest point at each step's starting pose (the exact support)
-        qs = np.concatenate([body.start.orientation[None], s.orientation[:-1]])
+        # the ellipsoid's own deepest point at each held step's starting pose (the exact support)
+        qs = np.concatenate([body.start.orientation[None], s.orientation[:-1]])[held]
         # every pose at once, op by op as one pose's (the same bits): each R(q)^T (0, 0, -1), then the support
         down = jax.vmap(lambda R: R.T @ jnp.array([0.0, 0.0, -1.0]), in_axes=2)(rotation.matrix(jnp.asarray(qs.T)))
         exact = np.asarray(ELLIPSOID.support(down))
-    moves = np.linalg.norm(np.diff(pts, axis=0), axis=1)
+    # a move is one step's: between consecutive held steps only (not across a stretch flown clear)
+    step_index = np.flatnonzero(held)
+    next_held = np.diff(step_index) == 1
+    moves = np.linalg.norm(np.diff(pts, axis=0), axis=1)[next_held]
     # the support map's continuity: a turn by dtheta moves the support by at most rho_max dtheta,
     # rho_max = a^2 / c the largest radius of curvature of the ellipse the turn sweeps
-    dq = [abs(float(np.clip(np.dot(qs[k], qs[k + 1]), -1.0, 1.0))) for k in range(len(qs) - 1)]
+    dq = np.array([abs(float(np.clip(np.dot(qs[k], qs[k + 1]), -1.0, 1.0))) for k in range(len(qs) - 1)])[next_held]
     turns = 2 * np.arccos(np.clip(dq, -1.0, 1.0))
     a, c = ELLIPSOID.a, ELLIPSOID.c
     bound = (a * a / c) * turns
     samples, _ = ELLIPSOID.sample(spacing)
     nearest = np.array([samples[np.argmax(samples @ (rotation.matrix(q).T @ np.array([0.0, 0.0, -1.0])))] for q in np.asarray(qs)])
     return TurningEllipsoid(
+        held=held,
         points=pts,
         orientations=np.asarray(qs),
         exact=exact,
-        off_support=float(np.max(np.linalg.norm(pts - exact, axis=1))),
-        largest_move=float(moves.max()),
-        worst_move_over_bound=float(np.max(moves / np.maximum(bound, 1e-300))),
-        sample_hops=np.linalg.norm(np.diff(nearest, axis=0), axis=1),
+        # with no step held, or no two held in a row, there is nothing to show: inf, which no bound passes
+        off_support=float(np.max(np.linalg.norm(pts - exact, axis=1), initial=-np.inf)) if len(pts) else np.inf,
+        largest_move=float(moves.max()) if len(moves) else np.inf,
+        worst_move_over_bound=float(np.max(moves / np.maximum(bound, 1e-300))) if len(moves) else np.inf,
+        sample_hops=np.linalg.norm(np.diff(nearest, axis=0), axis=1)[next_held],
         spacing=spacing,
         touching=r.report.touching,
     )

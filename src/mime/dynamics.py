@@ -117,7 +117,8 @@ class ContactReport:
     (``()`` kg m, the projection's multipliers summed), ``contact_point`` (``(3,)`` m,
     body frame: the first pass's deepest held point) and ``contact_gap`` (``()`` m, its
     gap to the surface shrunk by the margin at the step's start; ``inf`` when nothing
-    holds the body).
+    holds the body, and at a step the hold's broad phase found clear of the margin, where no
+    point is chosen: ``mime.interactions._hold.clear``; ``contact_point`` is then zero).
     """
 
     touching: Array

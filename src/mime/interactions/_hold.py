@@ -29,6 +29,10 @@ each step:
   iteration moves nothing), and the velocity into the surface at each projected point is
   removed (the *rule*).
 
+Before either pass, the broad phase (:func:`clear`) asks whether any point of the hull can reach
+the margin in this step at all; where none can, the step is the free step and no point is chosen
+(:func:`held_or_free`).
+
 Where nothing takes a force the step is the free body's, to the last bit: each
 correction is applied with a select, never by adding a zero (``-0.0 + 0.0`` is
 ``+0.0``).
@@ -53,15 +57,15 @@ import numpy as np
 
 from mime._pytree import pytree, static
 from mime._three import matmul3
-from mime.dynamics import ContactReport, FreeSolve, RigidState
+from mime.dynamics import ContactReport, FreeFlight, FreeSolve, RigidState
 from mime.geometry import Capsule, Cylinder, Ellipsoid, Screw, Sphere, rotation
 from mime.geometry.rotation import advance_pose
 from mime.interactions._solve import gram, solve
 
 __all__ = [
     "GROUPS", "SWEEPS", "PROJECTION_SWEEPS", "PROJECTION_ITERATIONS", "REFINE", "CONTACT_ULPS", "CONVERGED",
-    "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass", "first_pass_at", "two_passes",
-    "contact_band",
+    "CLEAR_FACTOR", "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass", "first_pass_at",
+    "two_passes", "contact_band", "clear", "held_or_free",
 ]
 
 Array = Any
@@ -332,6 +336,118 @@ def two_passes(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array)
 
 
 # ---------------------------------------------------------------------------------------
+# the broad phase: a body that cannot reach the margin this step
+# ---------------------------------------------------------------------------------------
+CLEAR_FACTOR = 2.0
+"""How many times its farthest travel in the step a body's bounding ball must lie beyond the margin for
+:func:`clear` to skip the hold: once covers the first pass's prediction and the pose the step reaches,
+and the second once covers the rounding of the speeds the bound is computed from."""
+
+
+def clear(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> Array:
+    """Whether no point of the hull can take a force or be projected in this step (the broad phase), ``()`` bool.
+
+    Every point of the hull lies within ``extent`` of the body's centre ``x``, and on a surface whose
+    ``phi`` is a distance (``surface.metric``: it changes by no more than the point moves) each
+    point's gap is at least the centre's room
+
+        ``room = phi(x) - extent - margin - band``
+
+    (``band`` the contact band, :func:`contact_band`). Over the step a point moves by at most
+    ``dt (|v| + extent |w|)`` under the free twist ``(v, w)``. Where
+
+        ``room > shortfall + CLEAR_FACTOR dt (|v| + extent |w|)``
+
+    every held point starts the step farther from the margin than it can travel: the first pass
+    needs no force (each point's free speed leaves it short of the margin), the pose the step
+    reaches leaves every point beyond the margin (the second pass projects nothing), and no short
+    group lies within the samples' ``shortfall``. The two passes would return the free body's step,
+    to the last bit; :func:`held_or_free` then takes the free step and chooses no point. A surface
+    whose ``phi`` is not known to be a distance (one written outside ``mime.scene``) is never clear.
+    """
+    if not getattr(hold.surface, "metric", False):
+        return jnp.array(False)
+    x = state.position
+    phi, _ = hold.surface.distance_and_normal(x)
+    room = phi - hold.extent - hold.margin - contact_band(x, hold.extent, hold.margin)
+    speed = jnp.sqrt(jnp.sum(free.velocity**2)) + hold.extent * jnp.sqrt(jnp.sum(free.angular_velocity**2))
+    return room > hold.shortfall + CLEAR_FACTOR * dt * speed
+
+
+def _free(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
+    """The step of a body that is :func:`clear`: the free flight's (``mime.dynamics.FreeFlight``)."""
+    return FreeFlight().step(state, free, dt)
+
+
+def _held_or_free_one(hold: PointChoice, state: RigidState, free: FreeSolve,
+                      dt: Array) -> tuple[RigidState, ContactReport]:
+    """:func:`held_or_free` for one body: a branch, so a clear body computes the free step alone."""
+    return jax.lax.cond(clear(hold, state, free, dt), _free, two_passes, hold, state, free, dt)
+
+
+_held_or_free_laid_out = jax.custom_batching.custom_vmap(_held_or_free_one)
+"""``_held_or_free_one``, batched by ``_held_or_free_batch`` under ``vmap``."""
+
+
+@_held_or_free_laid_out.def_vmap
+def _held_or_free_batch(axis_size: int, in_batched: list[Any], hold: PointChoice, state: RigidState,
+                        free: FreeSolve, dt: Array) -> tuple[tuple[RigidState, ContactReport], Any]:
+    """:func:`held_or_free` under ``vmap``: where every body of the batch is :func:`clear`, the free step
+    alone; else every body's held step, each clear body's then replaced by its free step.
+
+    ``vmap`` would turn the one body's branch into a select, computing the two passes for every body
+    at every step; here the batch skips them at the steps where no body can reach the margin (a batch
+    flying clear, or between landings). Each body gets what it gets alone: a clear body the free
+    step, which the two passes would also return, and the free flight's report.
+    """
+    args = (hold, state, free, dt)
+    if not any(jax.tree_util.tree_leaves(in_batched)):
+        out = _held_or_free_one(*args)
+        return out, jax.tree_util.tree_map(lambda _: False, out)
+    axes = tuple(jax.tree_util.tree_map(lambda b: 0 if b else None, batched) for batched in in_batched)
+
+    def each(f: Callable[..., Any]) -> Callable[..., Any]:
+        return jax.vmap(f, in_axes=axes, axis_size=axis_size)
+
+    is_clear = each(clear)(*args)
+
+    def some_held() -> tuple[RigidState, ContactReport]:
+        # not each(_held_or_free_one): under vmap its branch's predicate is batched, and JAX then batches
+        # every operand, the hold's too, so that each branch of the hold's own (the kind, the search
+        # once) would run for every body
+        held, free_step = each(two_passes)(*args), each(_free)(*args)
+        return jax.tree_util.tree_map(
+            lambda f, h: jnp.where(is_clear.reshape(is_clear.shape + (1,) * (h.ndim - 1)), f, h), free_step, held)
+
+    out = jax.lax.cond(jnp.all(is_clear), lambda: each(_free)(*args), some_held)
+    return out, jax.tree_util.tree_map(lambda _: True, out)
+
+
+@jax.custom_jvp
+def _held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
+                  dt: Array) -> tuple[RigidState, ContactReport]:
+    """``_held_or_free_one``'s values, batched by ``_held_or_free_batch``; derivatives through the one body's
+    branch (as :func:`mime.interactions._solve.solve` takes them, for the same reason)."""
+    return _held_or_free_laid_out(hold, state, free, dt)
+
+
+@_held_or_free.defjvp
+def _held_or_free_derivatives(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
+    return jax.jvp(_held_or_free_one, primals, tangents)
+
+
+def held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
+                 dt: Array) -> tuple[RigidState, ContactReport]:
+    """One step: the free step where the body is :func:`clear` of the margin, else :func:`two_passes`.
+
+    The state is the two passes' to the last bit either way; only the report differs, a clear
+    step's being a free flight's (nothing chosen: ``contact_gap`` ``inf``, ``contact_point`` zero).
+    Under ``vmap`` the batch takes the branch as a whole (``_held_or_free_batch``).
+    """
+    return _held_or_free(hold, state, free, dt)
+
+
+# ---------------------------------------------------------------------------------------
 # the hull's points
 # ---------------------------------------------------------------------------------------
 SUPPORT_KINDS: tuple = (None, Sphere, Ellipsoid, Cylinder, Capsule, Screw)
@@ -516,8 +632,8 @@ class HullHold:
         return jnp.asarray(all(k is not None for k in self.kinds))
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
-        """One held step (:func:`two_passes`)."""
-        return two_passes(self, state, free, dt)
+        """One held step: :func:`two_passes`, or the free step where the body is :func:`clear` (:func:`held_or_free`)."""
+        return held_or_free(self, state, free, dt)
 
     # -- choosing ----------------------------------------------------------------------
     def support(self, part: Array, d: Array, hint: Array) -> tuple[Array, Array]:

@@ -53,6 +53,8 @@ class PlaneShape:
     normal: Array
 
     flat: ClassVar[bool] = True
+    metric: ClassVar[bool] = True
+    """``phi`` is a distance: between two points it changes by no more than they lie apart (``|n| = 1``)."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
@@ -79,6 +81,8 @@ class TubeWallShape:
     perpendicular: Array
 
     flat: ClassVar[bool] = False
+    metric: ClassVar[bool] = True
+    """``phi`` is a distance: ``rho``, the distance from the axis, changes by no more than the point moves."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
@@ -109,6 +113,10 @@ class OpaqueShape:
     @property
     def flat(self) -> bool:
         return bool(getattr(self.surface, "flat", False))
+
+    metric: ClassVar[bool] = False
+    """A surface written outside ``mime.scene`` makes no promise on how fast its ``phi`` changes: a hold
+    never takes it to be clear (``mime.interactions._hold.clear``)."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         return self.surface.distance_and_normal(x)

@@ -18,8 +18,9 @@ import pytest
 from mime import demos
 from mime.geometry import Sphere
 from mime.interactions import _hold, _solve
-from mime.nodes import rigid
 from mime.nodes.rigid import ConstantLoad
+
+from _fresh_scan import run_fresh
 
 
 def _always(needed, K, u0, target, active, sweeps):
@@ -28,23 +29,6 @@ def _always(needed, K, u0, target, active, sweeps):
     lam, u, hist = _solve.pgs(K, u0, target, active, _hold.SWEEPS)
     keep = jnp.asarray(needed)
     return jnp.where(keep, lam, jnp.zeros_like(lam)), jnp.where(keep, u, u0), jnp.where(keep, hist[-1], 0.0)
-
-
-def _run(experiment, steps):
-    body = demos.body_of(experiment)
-    with jax.enable_x64(True):
-        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
-        s0 = jax.tree_util.tree_map(jnp.asarray, body.start)
-
-        def scan(inputs, s0):  # a new function each call: traced afresh, never a cached trace
-            def one(state, k):
-                new, report = rigid.step(inputs, state, k * demos.DT, demos.DT)
-                return new, (new, report)
-
-            return jax.lax.scan(one, s0, jnp.arange(steps, dtype=jnp.float64))[1]
-
-        states, reports = jax.jit(scan)(inputs, s0)
-        return jax.tree_util.tree_map(np.asarray, (states, reports))
 
 
 def _microrobot():
@@ -59,9 +43,9 @@ def _bouncing_ball():
 
 @pytest.mark.parametrize("make, steps", [(_microrobot, 300), (_bouncing_ball, 200)], ids=["microrobot", "ball"])
 def test_the_solves_shortcuts_change_no_bit(make, steps, monkeypatch):
-    shortcut = _run(make(), steps)
+    shortcut = run_fresh(make(), steps)
     monkeypatch.setattr(_hold, "solve", _always)
-    swept = _run(make(), steps)
+    swept = run_fresh(make(), steps)
     for a, b in zip(jax.tree_util.tree_leaves(shortcut), jax.tree_util.tree_leaves(swept)):
         assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
     reports = shortcut[1]

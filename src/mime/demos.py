@@ -213,10 +213,11 @@ class FreeRow:
 
 
 SKIM = 6e-5
-"""How far beyond the margin a flight over the floor starts its bounding ball, m: within the hold's reach
-at the flights' speed (the samples' shortfall, 0.1 mm at the rule's spacing, and twice a step's travel,
-about 10 µm; ``mime.interactions._hold.clear``), so that the hold chooses and holds points at the first
-steps, until the flight has risen clear of that reach."""
+"""How far beyond the margin a flight over the floor starts its bounding ball, in metres.
+
+It lies within the hold's reach at the flights' speed (the samples' shortfall, 0.1 mm at the rule's
+spacing, and twice a step's travel, about 10 µm; ``mime.interactions._hold.clear``), so that the hold
+chooses and holds points at the first steps, until the flight has risen clear of that reach."""
 
 
 def flying(kind: str, geometry: Any) -> RigidInertialNode:
@@ -621,7 +622,8 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
     a, c = ELLIPSOID.a, ELLIPSOID.c
     bound = (a * a / c) * turns
     samples, _ = ELLIPSOID.sample(spacing)
-    nearest = np.array([samples[np.argmax(samples @ (rotation.matrix(q).T @ np.array([0.0, 0.0, -1.0])))] for q in np.asarray(qs)])
+    nearest = np.array([samples[np.argmax(samples @ (rotation.matrix(q).T @ np.array([0.0, 0.0, -1.0])))]
+                        for q in np.asarray(qs)]).reshape(-1, 3)
     return TurningEllipsoid(
         held=held,
         points=pts,

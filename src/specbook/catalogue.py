@@ -224,10 +224,11 @@ FAULTS: tuple[Fault, ...] = (
           "The broad phase measures the body's room from its centre, forgetting the hull's extent: a body whose "
           "centre is farther from the margin than it travels in a step is taken to be clear, and its hull "
           "passes into the surface unheld.",
-          (Patch(_HOLD, "room = phi - hold.extent - hold.margin - contact_band(x, hold.extent, hold.margin)",
-                 "room = phi - hold.margin - contact_band(x, hold.extent, hold.margin)"),),
-          (CONTACT_HOLD,), ("hullless_equals_sphere", "narrow_tube_040_keeps_margin", "rule_normal_speed_closed_form",
-                            "rule_normal_speed_ends_at_zero", "rule_tube_no_speed_into_wall", "rule_tube_on_the_margin")),
+          (Patch(_HOLD, "room = phi - hold.extent - hold.margin - contact_band(",
+                 "room = phi - hold.margin - contact_band("),),
+          (CONTACT_HOLD,), ("free_flights_held_then_clear", "hullless_equals_sphere", "narrow_tube_040_keeps_margin",
+                            "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero",
+                            "rule_tube_no_speed_into_wall", "rule_tube_on_the_margin")),
     Fault("lever_mask_ball_dropped", "contact",
           "The build forgets a ball's own case when it masks the levers: a ball is masked as a body of "
           "revolution, and takes the rounding of p x n about its two other axes as a torque.",

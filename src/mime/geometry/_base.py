@@ -107,6 +107,9 @@ class Geometry:
     hint_free: ClassVar[bool] = False
     """Whether ``support_near`` ignores its hint, the support being one point for a direction. Every
     start along one direction reaches the same point, so a hold need search it once."""
+    closed_form: ClassVar[bool] = False
+    """Whether ``support_from`` is a closed form, so that every search converges (a Newton search, the
+    screw's, may not: its group then holds a sample)."""
 
     @property
     def size(self) -> float:  # pragma: no cover - every kind overrides

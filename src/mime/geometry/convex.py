@@ -78,6 +78,7 @@ class Sphere(Geometry):
 
     kind: ClassVar[str] = "sphere"
     has_support: ClassVar[bool] = True
+    closed_form: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 1
     axisymmetric: ClassVar[bool] = True
     centred_point: ClassVar[bool] = True
@@ -121,6 +122,7 @@ class Ellipsoid(Geometry):
 
     kind: ClassVar[str] = "ellipsoid"
     has_support: ClassVar[bool] = True
+    closed_form: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 1
     hint_free: ClassVar[bool] = True
 
@@ -183,6 +185,7 @@ class Cylinder(Geometry):
 
     kind: ClassVar[str] = "cylinder"
     has_support: ClassVar[bool] = True
+    closed_form: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 2
     axisymmetric: ClassVar[bool] = True
 
@@ -235,6 +238,7 @@ class Capsule(Geometry):
 
     kind: ClassVar[str] = "capsule"
     has_support: ClassVar[bool] = True
+    closed_form: ClassVar[bool] = True
     wall_maxima: ClassVar[int] = 2
     axisymmetric: ClassVar[bool] = True
 

@@ -64,8 +64,8 @@ from mime.interactions._solve import gram, solve
 
 __all__ = [
     "GROUPS", "SWEEPS", "PROJECTION_SWEEPS", "PROJECTION_ITERATIONS", "REFINE", "CONTACT_ULPS", "CONVERGED",
-    "CLEAR_FACTOR", "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass", "first_pass_at",
-    "two_passes", "contact_band", "clear", "held_or_free",
+    "CLEAR_FACTOR", "CLEAR_SLACK", "Held", "FirstPass", "HullHold", "PointChoice", "SecondPass", "first_pass",
+    "first_pass_at", "two_passes", "contact_band", "clear", "held_or_free",
 ]
 
 Array = Any
@@ -342,6 +342,12 @@ CLEAR_FACTOR = 2.0
 """How many times its farthest travel in the step a body's bounding ball must lie beyond the margin for
 :func:`clear` to skip the hold: once covers the first pass's prediction and the pose the step reaches,
 and the second once covers the rounding of the speeds the bound is computed from."""
+CLEAR_SLACK = 1e-9
+"""The share of ``|x| + extent + margin`` that :func:`clear` adds to the reach besides the contact band.
+
+It covers what rounds beyond a few units in the last place: an orientation given within 1e-12 of unit
+length (the step's first rotation scales the hull by up to 2e-12) and a plane whose stored point lies far
+from the body (up to about a million times farther than the body's own scale)."""
 
 
 def clear(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> Array:
@@ -351,7 +357,7 @@ def clear(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> A
     ``phi`` is a distance (``surface.metric``: it changes by no more than the point moves) each
     point's gap is at least the centre's room
 
-        ``room = phi(x) - extent - margin - band``
+        ``room = phi(x) - extent - margin - band - CLEAR_SLACK (|x| + extent + margin)``
 
     (``band`` the contact band, :func:`contact_band`). Over the step a point moves by at most
     ``dt (|v| + extent |w|)`` under the free twist ``(v, w)``. Where
@@ -369,7 +375,8 @@ def clear(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> A
         return jnp.array(False)
     x = state.position
     phi, _ = hold.surface.distance_and_normal(x)
-    room = phi - hold.extent - hold.margin - contact_band(x, hold.extent, hold.margin)
+    scale = jnp.sqrt(jnp.sum(x * x)) + hold.extent + hold.margin
+    room = phi - hold.extent - hold.margin - contact_band(x, hold.extent, hold.margin) - CLEAR_SLACK * scale
     speed = jnp.sqrt(jnp.sum(free.velocity**2)) + hold.extent * jnp.sqrt(jnp.sum(free.angular_velocity**2))
     return room > hold.shortfall + CLEAR_FACTOR * dt * speed
 
@@ -625,11 +632,12 @@ class HullHold:
         return jnp.asarray(any(k is not None for k in self.kinds))
 
     @property
-    def all_searched(self) -> Array:
-        """Whether every part answers the support query, so that no point is held at a sample (traced)."""
+    def all_closed_form(self) -> Array:
+        """Whether every part answers the support query in closed form, so that every search converges and no
+        point is ever held at a sample (traced)."""
         if self.kinds is None:
-            return self.kind != 0
-        return jnp.asarray(all(k is not None for k in self.kinds))
+            return jnp.asarray([k is not None and k.closed_form for k in SUPPORT_KINDS])[self.kind]
+        return jnp.asarray(all(k is not None and k.closed_form for k in self.kinds))
 
     def step(self, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
         """One held step: :func:`two_passes`, or the free step where the body is :func:`clear` (:func:`held_or_free`)."""
@@ -697,10 +705,11 @@ class HullHold:
         if not self.surface.flat:
             return jax.lax.optimization_barrier(at_points())
         # the along-normal form is a third of the arithmetic, but it rounds otherwise: it is taken only
-        # where every part is searched, so that a sample's gap picks a search's start and is never held.
-        # A hull held at its samples holds the nearest, and among samples tied on a face the rounding
-        # picks which one (MIME-ANO-140's kicks follow it): those keep the gaps at the points
-        return jax.lax.optimization_barrier(jax.lax.cond(self.all_searched, along_normal, at_points))
+        # where every part is searched in closed form, so that a sample's gap picks a search's start and
+        # the sample is never held. A hull held at its samples holds the nearest, and a group whose
+        # Newton search fails (the screw's) holds its nearest start; among samples tied on a face the
+        # rounding picks which one (MIME-ANO-140's kicks follow it): those keep the gaps at the points
+        return jax.lax.optimization_barrier(jax.lax.cond(self.all_closed_form, along_normal, at_points))
 
     def _scan(self, x: Array, R: Array) -> _Scan:
         """Each group's nearest sample of either sort at the pose (one pass over the filled chunks)."""

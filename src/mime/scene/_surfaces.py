@@ -54,7 +54,7 @@ class PlaneShape:
 
     flat: ClassVar[bool] = True
     metric: ClassVar[bool] = True
-    """``phi`` is a distance: between two points it changes by no more than they lie apart (``|n| = 1``)."""
+    """Whether ``phi`` is a distance, changing between two points by no more than they lie apart (``|n| = 1``)."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
@@ -82,7 +82,7 @@ class TubeWallShape:
 
     flat: ClassVar[bool] = False
     metric: ClassVar[bool] = True
-    """``phi`` is a distance: ``rho``, the distance from the axis, changes by no more than the point moves."""
+    """Whether ``phi`` is a distance (``rho``, the distance from the axis, changes by no more than the point moves)."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         """``(phi, n)`` at world points ``x`` ``(..., 3)``: ``phi`` ``(...)`` m, ``n`` ``(..., 3)``."""
@@ -115,8 +115,8 @@ class OpaqueShape:
         return bool(getattr(self.surface, "flat", False))
 
     metric: ClassVar[bool] = False
-    """A surface written outside ``mime.scene`` makes no promise on how fast its ``phi`` changes: a hold
-    never takes it to be clear (``mime.interactions._hold.clear``)."""
+    """Whether ``phi`` is known to be a distance, which a surface written outside ``mime.scene`` does not
+    promise (a hold never takes such a body to be clear, ``mime.interactions._hold.clear``)."""
 
     def distance_and_normal(self, x: Any) -> tuple[Any, Any]:
         return self.surface.distance_and_normal(x)

@@ -39,7 +39,7 @@ def _bits(a):
     return np.asarray(a).view(np.uint64 if np.asarray(a).dtype == np.float64 else np.uint8)
 
 
-def _tumbling_ellipsoid():  # lifted by the floor each half turn, it floats clear between
+def _tumbling_ellipsoid():  # lifted by the floor as it turns, it floats out of the hold's reach
     body = demos.make_body(demos.ELLIPSOID, mass=1e-6, position=(0.0, 0.0, 3e-4 + demos.MARGIN),
                            angular_velocity=(0.0, 12.0, 0.0), force=ConstantLoad((0.0, 0.0, -1e-10)))
     return demos.attach(body, demos.FLOOR.surface)

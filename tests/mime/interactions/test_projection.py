@@ -18,6 +18,10 @@ def test_free_body_is_bitwise_the_free_body_for_every_kind():
     assert [r.kind for r in rows] == ["sphere", "ellipsoid", "cylinder", "capsule", "screw", "box", "mesh", "no hull"]
     for r in rows:
         assert r.bitwise and not r.touched and r.nearest > 0, r
+        # each flight is held at some steps (those over the floor start within the hold's reach), so the
+        # two passes, not only the broad phase's free step, are compared with the free body
+        assert 1 <= r.held_steps <= demos.STEPS and np.isfinite(r.nearest), r
+        assert (r.held_steps == demos.STEPS) == (r.kind in ("capsule", "no hull")), r  # the tube, the centre hold
 
 
 def test_turned_capsule_passes_the_wall_under_010_and_is_held_under_040(tube_runs):

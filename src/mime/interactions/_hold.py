@@ -386,61 +386,21 @@ def _free(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> t
     return FreeFlight().step(state, free, dt)
 
 
-def _held_or_free_one(hold: PointChoice, state: RigidState, free: FreeSolve,
-                      dt: Array) -> tuple[RigidState, ContactReport]:
-    """:func:`held_or_free` for one body: a branch, so a clear body computes the free step alone."""
-    return jax.lax.cond(clear(hold, state, free, dt), _free, two_passes, hold, state, free, dt)
+@jax.custom_batching.custom_vmap
+def _any_in_batch(flag: Array) -> Array:
+    """``flag`` itself for one body; under ``vmap``, whether it holds for any body of the batch (unbatched).
 
-
-_held_or_free_laid_out = jax.custom_batching.custom_vmap(_held_or_free_one)
-"""``_held_or_free_one``, batched by ``_held_or_free_batch`` under ``vmap``."""
-
-
-@_held_or_free_laid_out.def_vmap
-def _held_or_free_batch(axis_size: int, in_batched: list[Any], hold: PointChoice, state: RigidState,
-                        free: FreeSolve, dt: Array) -> tuple[tuple[RigidState, ContactReport], Any]:
-    """:func:`held_or_free` under ``vmap``: where every body of the batch is :func:`clear`, the free step
-    alone; else every body's held step, each clear body's then replaced by its free step.
-
-    ``vmap`` would turn the one body's branch into a select, computing the two passes for every body
-    at every step; here the batch skips them at the steps where no body can reach the margin (a batch
-    flying clear, or between landings). Each body gets what it gets alone: a clear body the free
-    step, which the two passes would also return, and the free flight's report.
+    So a branch on it stays a branch under ``vmap``: the batch takes it as a whole. (A ``vmap`` of a
+    ``lax.cond`` on a batched predicate runs both branches, and batches every operand, the hold's
+    too, so that each branch of the hold's own, on the kind or the search once, would run for every
+    body.)
     """
-    args = (hold, state, free, dt)
-    if not any(jax.tree_util.tree_leaves(in_batched)):
-        out = _held_or_free_one(*args)
-        return out, jax.tree_util.tree_map(lambda _: False, out)
-    axes = tuple(jax.tree_util.tree_map(lambda b: 0 if b else None, batched) for batched in in_batched)
-
-    def each(f: Callable[..., Any]) -> Callable[..., Any]:
-        return jax.vmap(f, in_axes=axes, axis_size=axis_size)
-
-    is_clear = each(clear)(*args)
-
-    def some_held() -> tuple[RigidState, ContactReport]:
-        # not each(_held_or_free_one): under vmap its branch's predicate is batched, and JAX then batches
-        # every operand, the hold's too, so that each branch of the hold's own (the kind, the search
-        # once) would run for every body
-        held, free_step = each(two_passes)(*args), each(_free)(*args)
-        return jax.tree_util.tree_map(
-            lambda f, h: jnp.where(is_clear.reshape(is_clear.shape + (1,) * (h.ndim - 1)), f, h), free_step, held)
-
-    out = jax.lax.cond(jnp.all(is_clear), lambda: each(_free)(*args), some_held)
-    return out, jax.tree_util.tree_map(lambda _: True, out)
+    return flag
 
 
-@jax.custom_jvp
-def _held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
-                  dt: Array) -> tuple[RigidState, ContactReport]:
-    """``_held_or_free_one``'s values, batched by ``_held_or_free_batch``; derivatives through the one body's
-    branch (as :func:`mime.interactions._solve.solve` takes them, for the same reason)."""
-    return _held_or_free_laid_out(hold, state, free, dt)
-
-
-@_held_or_free.defjvp
-def _held_or_free_derivatives(primals: tuple[Any, ...], tangents: tuple[Any, ...]) -> tuple[Any, Any]:
-    return jax.jvp(_held_or_free_one, primals, tangents)
+@_any_in_batch.def_vmap
+def _any_in_batch_batch(axis_size: int, in_batched: list[bool], flag: Array) -> tuple[Array, bool]:
+    return (jnp.any(flag, axis=0) if in_batched[0] else flag), False
 
 
 def held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
@@ -449,9 +409,16 @@ def held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
 
     The state is the two passes' to the last bit either way; only the report differs, a clear
     step's being a free flight's (nothing chosen: ``contact_gap`` ``inf``, ``contact_point`` zero).
-    Under ``vmap`` the batch takes the branch as a whole (``_held_or_free_batch``).
+    The branch is taken for a ``vmap``'s batch as a whole: the free step alone where every body is
+    clear, else the two passes for all and each clear body's free step selected (``_any_in_batch``).
     """
-    return _held_or_free(hold, state, free, dt)
+    is_clear = clear(hold, state, free, dt)
+
+    def passes() -> tuple[RigidState, ContactReport]:
+        held, free_step = two_passes(hold, state, free, dt), _free(hold, state, free, dt)
+        return jax.tree_util.tree_map(lambda f, h: jnp.where(is_clear, f, h), free_step, held)
+
+    return jax.lax.cond(_any_in_batch(~is_clear), passes, lambda: _free(hold, state, free, dt))
 
 
 # ---------------------------------------------------------------------------------------

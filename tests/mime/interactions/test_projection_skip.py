@@ -43,9 +43,9 @@ def _bouncing_ball():
 
 @pytest.mark.parametrize("make, steps", [(_microrobot, 300), (_bouncing_ball, 200)], ids=["microrobot", "ball"])
 def test_the_solves_shortcuts_change_no_bit(make, steps, monkeypatch):
-    shortcut = run_fresh(make(), steps)
+    shortcut = run_fresh(make(), steps=steps)
     monkeypatch.setattr(_hold, "solve", _always)
-    swept = run_fresh(make(), steps)
+    swept = run_fresh(make(), steps=steps)
     for a, b in zip(jax.tree_util.tree_leaves(shortcut), jax.tree_util.tree_leaves(swept)):
         assert np.array_equal(a.view(np.uint8), b.view(np.uint8))
     reports = shortcut[1]

@@ -200,9 +200,9 @@ def _kinds() -> list[tuple[str, Any]]:
 
 @dataclass(frozen=True)
 class FreeRow:
-    """One hull kind flying clear: its samples, whether any step touched, its nearest gap (m), at how many
-    steps the hold chose points (``held_steps``: the others were clear of its reach), and whether the held
-    run equals the free one bit for bit."""
+    """One hull kind flying past the floor (:func:`flying`): its samples, whether any step touched, its
+    nearest gap (m), at how many steps the hold chose points (``held_steps``: the others were clear of its
+    reach), and whether the held run equals the free one bit for bit."""
 
     kind: str
     samples: int
@@ -630,7 +630,7 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
         orientations=np.asarray(qs),
         exact=exact,
         # with no step held, or no two held in a row, there is nothing to show: inf, which no bound passes
-        off_support=float(np.max(np.linalg.norm(pts - exact, axis=1), initial=-np.inf)) if len(pts) else np.inf,
+        off_support=float(np.max(np.linalg.norm(pts - exact, axis=1))) if len(pts) else np.inf,
         largest_move=float(moves.max()) if len(moves) else np.inf,
         worst_move_over_bound=float(np.max(moves / np.maximum(bound, 1e-300))) if len(moves) else np.inf,
         sample_hops=np.linalg.norm(np.diff(nearest, axis=0), axis=1)[next_held],

@@ -381,11 +381,6 @@ def clear(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> A
     return room > hold.shortfall + CLEAR_FACTOR * dt * speed
 
 
-def _free(hold: PointChoice, state: RigidState, free: FreeSolve, dt: Array) -> tuple[RigidState, ContactReport]:
-    """The step of a body that is :func:`clear`: the free flight's (``mime.dynamics.FreeFlight``)."""
-    return FreeFlight().step(state, free, dt)
-
-
 @jax.custom_batching.custom_vmap
 def _any_in_batch(flag: Array) -> Array:
     """``flag`` itself for one body; under ``vmap``, whether it holds for any body of the batch (unbatched).
@@ -413,12 +408,13 @@ def held_or_free(hold: PointChoice, state: RigidState, free: FreeSolve,
     clear, else the two passes for all and each clear body's free step selected (``_any_in_batch``).
     """
     is_clear = clear(hold, state, free, dt)
+    free_step = FreeFlight().step(state, free, dt)  # a clear body's step, in either branch
 
     def passes() -> tuple[RigidState, ContactReport]:
-        held, free_step = two_passes(hold, state, free, dt), _free(hold, state, free, dt)
+        held = two_passes(hold, state, free, dt)
         return jax.tree_util.tree_map(lambda f, h: jnp.where(is_clear, f, h), free_step, held)
 
-    return jax.lax.cond(_any_in_batch(~is_clear), passes, lambda: _free(hold, state, free, dt))
+    return jax.lax.cond(_any_in_batch(~is_clear), passes, lambda: free_step)
 
 
 # ---------------------------------------------------------------------------------------

@@ -23,6 +23,11 @@ step of its fall), so they take the same path at different places and landing ph
 Below the table, each of issue 26's targets (``TARGETS``) is printed beside its measured ratio, met
 or missed.
 
+``--small-loop-bytes N`` runs every program of the process with XLA's CPU backend compiling each loop
+that reads and writes fewer than ``N`` bytes as one kernel (``contact_speed.py`` says why): with ``N`` past
+the size of a run's chunk, one body's 128 steps are one kernel instead of hundreds per step. It is a
+setting of the whole process, which MIME does not make for its callers.
+
 Run: ``.venv/bin/python bench/contact_peer.py`` (``--quick``: 100 bodies, fewer steps). MJX is not a
 dependency of the project: ``pip install mujoco-mjx`` adds it (3.17 works beside ``mujoco`` 4.0 and the
 project's JAX).
@@ -191,7 +196,18 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--scenes", nargs="*", default=list(SCENES), choices=list(peer.SCENES),
                         help="the scenes (default: the three of the chapter; the free flights too)")
+    parser.add_argument("--small-loop-bytes", type=int, default=None, metavar="N",
+                        help="run every program of this process (MIME's and MJX's) with XLA's CPU backend compiling "
+                             "each loop that reads and writes under N bytes as one kernel (XLA's default: 1024); "
+                             "a process-wide setting (XLA_FLAGS), see contact_speed.py")
     args = parser.parse_args()
+    if args.small_loop_bytes is not None:
+        if args.small_loop_bytes < 0:
+            parser.error(f"--small-loop-bytes = {args.small_loop_bytes} is not allowed; expected a whole number "
+                         f"of bytes, at least 0")
+        from contact_speed import _small_loops  # a sibling module: bench/ is first on sys.path
+
+        _small_loops(args.small_loop_bytes)  # runs this bench again under the setting, unless this is that run
     if args.quick:
         args.bodies, args.steps, args.repeat = 100, 100, 2
     import mujoco
@@ -201,6 +217,8 @@ def main() -> None:
     print(f"# contact_peer: {platform.machine()} {os.cpu_count()} cores, load {load:.2f}; jax {jax.__version__}, "
           f"mujoco {mujoco.__version__}; {args.steps} steps of {peer.DT * 1e3:g} ms; N = {args.bodies}; "
           f"best of {args.repeat}; microseconds per body-step, compile excluded")
+    if args.small_loop_bytes is not None:
+        print(f"# XLA's small-loop threshold: {args.small_loop_bytes} bytes, for the whole process (XLA_FLAGS)")
     if not have_mjx:
         print(f"# MJX skipped: mujoco.mjx does not import here ({why})")
     rows = []

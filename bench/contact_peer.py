@@ -3,7 +3,8 @@
 The performance anchor of the contact engine. For each scene of ``mime.peer`` (the ball dropped on
 to the incline, the capsule's impact, the box sliding down the incline), it times, in one run:
 
-- **MIME, public scan**: ``Experiment.run`` of one body (one jitted ``lax.scan`` over the steps);
+- **MIME, public scan**: ``Experiment.run`` of one body (one jitted ``lax.scan`` over the steps), and
+  with ``one_kernel=True`` (each chunk of steps one kernel of XLA's CPU backend: ``mime._compile.one_kernel``);
 - **MIME, batched sweep**: ``mime.sweep.run_sweep`` of 1 and of N starts (one jit of a ``vmap`` of
   the scan, with the sweep's per-step measure of the margin);
 - **MuJoCo, mj_step**: a Python loop of ``mujoco.mj_step`` over one body (and over N bodies'
@@ -25,8 +26,9 @@ or missed.
 
 ``--small-loop-bytes N`` runs every program of the process with XLA's CPU backend compiling each loop
 that reads and writes fewer than ``N`` bytes as one kernel (``contact_speed.py`` says why): with ``N`` past
-the size of a run's chunk, one body's 128 steps are one kernel instead of hundreds per step. It is a
-setting of the whole process, which MIME does not make for its callers.
+the size of a run's chunk, one body's 128 steps are one kernel instead of hundreds per step, for MJX's
+programs too. It is a setting of the whole process, which MIME does not make for its callers
+(``one_kernel=True`` asks it of one program).
 
 Run: ``.venv/bin/python bench/contact_peer.py`` (``--quick``: 100 bodies, fewer steps). MJX is not a
 dependency of the project: ``pip install mujoco-mjx`` adds it (3.17 works beside ``mujoco`` 4.0 and the
@@ -73,11 +75,11 @@ def _starts(scene: peer.Scene, n: int, seed: int = 0) -> dict[str, np.ndarray]:
 # ---------------------------------------------------------------------------------------
 # MIME
 # ---------------------------------------------------------------------------------------
-def mime_scan(scene: peer.Scene, repeat: int) -> float:
+def mime_scan(scene: peer.Scene, repeat: int, one_kernel: bool = False) -> float:
     experiment, _ = peer.mime_experiment(scene)
 
-    def go() -> None:
-        experiment.run(dt=scene.dt, steps=scene.steps, profile="exploratory")  # reuses its build; returns NumPy
+    def go() -> None:  # reuses its build; returns NumPy
+        experiment.run(dt=scene.dt, steps=scene.steps, profile="exploratory", one_kernel=one_kernel)
 
     go()
     return best(go, repeat) / scene.steps
@@ -227,6 +229,7 @@ def main() -> None:
         n = args.bodies
         lines = [
             ("MIME Experiment.run (scan)", mime_scan(scene, args.repeat), None),
+            ("MIME Experiment.run (one kernel)", mime_scan(scene, args.repeat, one_kernel=True), None),
             ("MIME sweep.run_sweep", mime_sweep(scene, 1, args.repeat), mime_sweep(scene, n, args.repeat)),
             ("MuJoCo mj_step loop", mujoco_step(scene, 1, args.repeat), mujoco_step(scene, n, 1)),
             ("MuJoCo rollout", mujoco_rollout(scene, 1, args.repeat), mujoco_rollout(scene, n, args.repeat)),
@@ -237,7 +240,7 @@ def main() -> None:
                               mjx_scan(scene, n, args.repeat)))
             except NotImplementedError as exc:
                 print(f"# MJX skipped for {name}: {exc}")
-        base1, baseN = lines[3][1], lines[3][2]
+        base1, baseN = lines[4][1], lines[4][2]  # MuJoCo's rollout
         for label, one, many in lines:
             rows.append((name, label, one * US, one / base1, None if many is None else many * US,
                          None if many is None else many / baseN))
@@ -253,6 +256,8 @@ def main() -> None:
 
 TARGETS = (
     ("one body: MIME Experiment.run / MuJoCo rollout", "MIME Experiment.run (scan)", 1, "MuJoCo rollout", 1, 3.0),
+    ("one body, one_kernel=True: MIME Experiment.run / MuJoCo rollout", "MIME Experiment.run (one kernel)", 1,
+     "MuJoCo rollout", 1, 3.0),
     ("N bodies: MIME sweep.run_sweep / MJX", "MIME sweep.run_sweep", "N", "MJX jit(scan(step)) / vmap", "N", 1.0),
     ("N bodies: MIME sweep.run_sweep / MuJoCo rollout (stretch)", "MIME sweep.run_sweep", "N", "MuJoCo rollout", "N", 1.0),
     ("batched per body-step / one body's (run_sweep)", "MIME sweep.run_sweep", "N", "MIME sweep.run_sweep", 1, 1.0),

@@ -31,8 +31,9 @@ from __future__ import annotations
 from typing import Any, Callable
 
 import jax
+from jax.experimental.xla_metadata import set_xla_metadata
 
-__all__ = ["COMPILER_OPTIONS", "jit"]
+__all__ = ["COMPILER_OPTIONS", "ONE_KERNEL", "jit", "one_kernel"]
 
 COMPILER_OPTIONS: dict[str, str | bool] = {
     "xla_cpu_experimental_ynn_fusion_type": "",
@@ -55,3 +56,37 @@ def jit(fun: Callable[..., Any] | None = None, **kwargs: Any) -> Any:
     if fun is None:
         return lambda f: jit(f, **kwargs)
     return jax.jit(fun, compiler_options=COMPILER_OPTIONS, **kwargs)
+
+
+ONE_KERNEL: dict[str, str] = {"xla_cpu_small_call": "true", "inlineable": "false"}
+"""The frontend attributes :func:`one_kernel` puts on a call: ``inlineable = false`` keeps XLA from
+inlining the call into its caller, and ``xla_cpu_small_call = true`` has XLA's CPU backend emit the
+called computation as one kernel (the form its ``SmallWhileLoopHoistingPass`` gives a loop that
+reads and writes fewer than 1024 bytes), instead of one kernel per fusion, copy, branch and loop
+turn. Other backends ignore them."""
+
+
+def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
+    """``fun`` called as one ``jax.jit`` call that XLA's CPU backend compiles as a single kernel.
+
+    A step of one body runs hundreds of small kernels, and on the CPU their dispatch is most of its
+    time (see ``ARCHITECTURE.md``, "How MIME compiles"). The call this returns is tagged with
+    :data:`ONE_KERNEL` (through the outputs' producing operation, ``jax.experimental.xla_metadata``),
+    so the program that holds it runs ``fun`` as one kernel: for ``run_scan``'s chunk, three to
+    four times faster per step of one body, and about twice as long to compile. The arithmetic is
+    the same; rounding may differ in the last bits, since the kernel is compiled as one function
+    (a motion that follows the last bits, as MIME-ANO-140's spin kicks do, then parts from the
+    default program's). The tag is only read when the call is compiled as part of a program
+    (``jax.jit`` of a function that calls it); no setting of the process changes.
+
+    >>> import jax.numpy as jnp
+    >>> twice = jit(one_kernel(lambda x: 2 * x))
+    >>> twice(jnp.arange(3)).tolist()
+    [0, 2, 4]
+    """
+    called = jax.jit(fun)
+
+    def tagged(*args: Any, **kwargs: Any) -> Any:
+        return set_xla_metadata(called(*args, **kwargs), **ONE_KERNEL)
+
+    return tagged

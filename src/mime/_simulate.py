@@ -23,7 +23,7 @@ import numpy as np
 from maddening.core import check_timestep
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, RigidState
 from mime.errors import Whole, invalid, is_traced
-from mime.nodes.rigid import RigidInertialNode, StepInputs, _run_on_host
+from mime.nodes.rigid import _ONE_KERNEL, RigidInertialNode, StepInputs, _run_on_host
 from mime.registry import SettingsRecord
 
 __all__ = ["RunRecord", "BodyRun", "simulate", "run_body", "STEPS"]
@@ -40,7 +40,9 @@ class RunRecord:
 
     ``states`` maps a state's name to its array over the steps; ``flags`` maps a flag
     (``touching``, ``unconverged``, ``held_by_samples``, ``support_short``) to its boolean
-    array; ``contact_residual`` is the contact solve's residual per step.
+    array; ``contact_residual`` is the contact solve's residual per step. ``one_kernel`` says
+    whether the steps ran as one kernel of XLA's CPU backend (``mime.nodes.rigid.run_scan``), whose
+    rounding may differ in the last bits from the default program's.
     """
 
     settings_record: SettingsRecord
@@ -48,6 +50,7 @@ class RunRecord:
     states: dict[str, Any] = field(default_factory=dict)
     flags: dict[str, Any] = field(default_factory=dict)
     contact_residual: Any = None
+    one_kernel: bool = False
 
 
 @dataclass(frozen=True)
@@ -69,27 +72,32 @@ def check_run(dt: Any, steps: Any, *, where: str) -> tuple[float, int]:
     return float(dt), STEPS.check(steps, "steps", where=where)
 
 
-def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int) -> BodyRun:
-    """Run one body from ``state0`` for ``steps`` steps of ``dt`` s with its step's ``inputs``, in float64."""
+def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int, *,
+             one_kernel: bool = False) -> BodyRun:
+    """Run one body from ``state0`` for ``steps`` steps of ``dt`` s with its step's ``inputs``, in float64
+    (``one_kernel``: each chunk of steps as one kernel of XLA's CPU backend, ``mime.nodes.rigid.run_scan``)."""
     dt, steps = check_run(dt, steps, where="run_body")
+    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="run_body")
     with jax.enable_x64(True):
         start = state0 if isinstance(state0, RigidState) else RigidState.from_mapping(state0)
         start = jax.tree_util.tree_map(lambda a: np.asarray(a, dtype=np.float64), start)
         # the inputs go to the compiled chunks as they are: the call converts their NumPy leaves to the arrays
         # jnp.asarray would make (the same dtypes and weak types), at a fraction of a converting call's cost
-        states, reports = _run_on_host(inputs, start, dt, steps)
+        states, reports = _run_on_host(inputs, start, dt, steps, one_kernel=one_kernel)
     return BodyRun(states, reports)
 
 
-def simulate(built: Any, dt: float, steps: int) -> RunRecord:
-    """Run every rigid body of a built experiment for ``steps`` steps of ``dt`` seconds."""
+def simulate(built: Any, dt: float, steps: int, *, one_kernel: bool = False) -> RunRecord:
+    """Run every rigid body of a built experiment for ``steps`` steps of ``dt`` seconds (``one_kernel``: as
+    :func:`run_body`)."""
     dt, steps = check_run(dt, steps, where="simulate")
+    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="simulate")
     bodies = [(k, t) for k, t in built.things.items() if isinstance(t, RigidInertialNode)]
     if not bodies:
         raise invalid("experiment", list(built.things), "at least one RigidInertialNode to run", where="simulate")
     states, flags, residual = {}, {}, {}
     for key, body in bodies:
-        run = run_body(built.step_inputs(body), body.start, dt, steps)
+        run = run_body(built.step_inputs(body), body.start, dt, steps, one_kernel=one_kernel)
         prefix = "" if len(bodies) == 1 else f"{key}."
         for name in RigidState.FIELDS:
             states[prefix + name] = getattr(run.states, name)
@@ -101,5 +109,6 @@ def simulate(built: Any, dt: float, steps: int) -> RunRecord:
     contact_residual = residual[bodies[0][0]] if len(bodies) == 1 else residual
     times = dt * np.arange(1, steps + 1, dtype=np.float64)
     return RunRecord(
-        settings_record=built.settings_record, times=times, states=states, flags=flags, contact_residual=contact_residual
+        settings_record=built.settings_record, times=times, states=states, flags=flags, contact_residual=contact_residual,
+        one_kernel=one_kernel,
     )

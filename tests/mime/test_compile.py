@@ -169,6 +169,50 @@ def test_run_scan_from_a_later_step_number_is_that_part_of_the_run():
     assert not np.array_equal(np.asarray(as_first.angular_velocity), np.asarray(whole.angular_velocity)[2:])
 
 
+def _entry(text):
+    """The ENTRY computation of a compiled program's text."""
+    entry = text[text.index("ENTRY"):]
+    return entry[:entry.index("\n}")]
+
+
+def test_one_kernel_runs_the_chunk_as_one_tagged_call_near_the_default(capsule, monkeypatch):
+    """With ``one_kernel`` the chunk's program holds its loop inside one call tagged for XLA's CPU backend
+    to emit as one kernel (the default program runs the loop itself, kernel by kernel), and the steps are
+    the default's to rounding. A caller's trace, compiled under the caller's options, is refused it."""
+    inputs, start = capsule
+    default, default_calls = _spy(monkeypatch, rigid, "_scan_chunk_program")
+    fused, fused_calls = _spy(monkeypatch, rigid, "_scan_chunk_one_kernel_program")
+    with jax.enable_x64(True):
+        top, _ = rigid.run_scan(inputs, start, demos.DT, 40)
+        one, _ = rigid.run_scan(inputs, start, demos.DT, 40, one_kernel=True)
+        (args, kwargs), = default_calls
+        default_entry = _entry(default.lower(*args, **kwargs).compile().as_text())
+        (args, kwargs), = fused_calls
+        fused_entry = _entry(fused.lower(*args, **kwargs).compile().as_text())
+        with pytest.raises(mime.ValidationError, match=r"run_scan: one_kernel = True is not allowed; expected False "
+                                                       r"inside a caller's trace"):
+            jax.jit(lambda i, s: rigid.run_scan(i, s, demos.DT, 40, one_kernel=True))(inputs, start)
+    assert "while(" in default_entry and "xla_cpu_small_call" not in default_entry
+    tagged = [line for line in fused_entry.splitlines() if " call(" in line and 'xla_cpu_small_call="true"' in line]
+    assert len(tagged) == 1 and "while(" not in fused_entry
+    for k in RigidState.FIELDS:  # to rounding, on the scale of each field's motion (a landing speed crosses zero)
+        expected = np.asarray(getattr(top, k))
+        np.testing.assert_allclose(np.asarray(getattr(one, k)), expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
+
+
+def test_a_run_record_says_it_ran_as_one_kernel():
+    body = demos.make_body(Sphere(4e-4), mass=1e-6, name="body", force=ConstantLoad((0.0, 0.0, -1e-5)),
+                           position=(0.0, 0.0, 5e-4))
+    experiment = demos.attach(body, demos.FLOOR.surface)
+    default = experiment.run(dt=demos.DT, steps=3)
+    one = experiment.run(dt=demos.DT, steps=3, one_kernel=True)
+    assert (default.one_kernel, one.one_kernel) == (False, True)
+    position = default.states["position"]
+    np.testing.assert_allclose(one.states["position"], position, rtol=0, atol=1e-12 * np.max(np.abs(position)))
+    with pytest.raises(mime.ValidationError, match=r"simulate: one_kernel = 'yes' is not allowed; expected True or False"):
+        experiment.run(dt=demos.DT, steps=3, one_kernel="yes")
+
+
 @pytest.mark.parametrize("hull", [Sphere(4e-4), Capsule(radius=2.5e-4, length=1e-3)], ids=["ball", "capsule"])
 def test_run_batch_steps_each_start_as_run_scan_does(hull):
     """Each start of a batch ends where its own run ends: the ball dropped on to the floor, the
@@ -222,3 +266,5 @@ def test_run_batch_and_run_scan_refuse_what_they_cannot_run(capsule):
         rigid.run_scan(inputs, start, demos.DT, 3, first=-1)
     with pytest.raises(mime.ValidationError, match=r"run_scan: first = 2.0 is not allowed"):
         rigid.run_scan(inputs, start, demos.DT, 3, first=2.0)
+    with pytest.raises(mime.ValidationError, match=r"run_scan: one_kernel = 1 is not allowed; expected True or False"):
+        rigid.run_scan(inputs, start, demos.DT, 3, one_kernel=1)

@@ -49,10 +49,11 @@ from maddening.core import (
     check_timestep,
 )
 from mime._compile import jit
+from mime._compile import one_kernel as _as_one_kernel
 from mime._pytree import pytree
 from mime.document_kinds import document_kind
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, FreeFlight, FreeSolve, Hold, RigidState
-from mime.errors import Number, Rule, UnitQuaternion, Vector, Whole, check_arguments, invalid, is_traced
+from mime.errors import Number, OneOf, Rule, UnitQuaternion, Vector, Whole, check_arguments, invalid, is_traced
 from mime.geometry import Hull, as_hull, rotation
 from mime.nodes.loads import (
     ConstantLoad,
@@ -473,6 +474,10 @@ scan_chunk = jax.jit(_scan_chunk)
 _scan_chunk_program = jit(_scan_chunk)
 """:func:`scan_chunk` compiled under MIME's options (``mime._compile``), for :func:`run_scan` at top level; a
 caller's trace takes ``scan_chunk``, a plain ``jax.jit`` that may be staged into it."""
+_scan_chunk_one_kernel_program = jit(_as_one_kernel(_scan_chunk))
+""":func:`scan_chunk` as one kernel of XLA's CPU backend (``mime._compile.one_kernel``), compiled under MIME's
+options, for :func:`run_scan` at top level with ``one_kernel``. Under XLA's default options a fusion handed
+to YNNPACK cannot be emitted inside the one kernel, so a caller's trace never takes it."""
 
 
 def _any_traced(*trees: Any) -> bool:
@@ -484,10 +489,12 @@ def _any_traced(*trees: Any) -> bool:
 _STEPS = Whole("a whole number of steps, at least 0", at_least=0, integral=True)
 _SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
 _FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
+_ONE_KERNEL = OneOf("True or False", choices=(True, False))
+"""The declared check of a run's ``one_kernel`` (:func:`run_scan`)."""
 
 
 def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
-             first: int = 0) -> tuple[RigidState, ContactReport]:
+             first: int = 0, one_kernel: bool = False) -> tuple[RigidState, ContactReport]:
     """``steps`` steps of ``dt`` s from ``state0``, taken as step number ``first`` (at time ``first * dt``,
     s): the states after each step and the reports, each field with a leading axis over the steps.
 
@@ -497,24 +504,37 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     no count keys a compilation. Traceable: under ``jit``, ``vmap`` or ``grad`` the chunks join the
     caller's trace (and its options).
 
+    With ``one_kernel``, XLA's CPU backend runs each chunk as one kernel
+    (``mime._compile.one_kernel``): three to four times faster per step, about twice as long to
+    compile, and rounded otherwise in the last bits than the default program (a separate program,
+    compiled once). The book's bitwise statements are about the default. It is a program of MIME's
+    own, so a caller's trace cannot take it.
+
     Raises:
-        mime.errors.ValidationError: where ``steps`` is not a whole number of at least 1, or
-            ``first`` not one of at least 0, naming the argument and the value.
+        mime.errors.ValidationError: where ``steps`` is not a whole number of at least 1, ``first``
+            not one of at least 0, or ``one_kernel`` not a bool (or true in a caller's trace), naming
+            the argument and the value.
     """
     steps = _SCAN_STEPS.check(steps, "steps", where="run_scan")
     first = _FIRST.check(first, "first", where="run_scan")
+    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="run_scan")
     if not _any_traced(inputs, state0, dt):
-        return jax.tree_util.tree_map(jnp.asarray, _run_on_host(inputs, state0, dt, steps, first=first))
+        return jax.tree_util.tree_map(jnp.asarray, _run_on_host(inputs, state0, dt, steps, first=first,
+                                                                one_kernel=one_kernel))
+    if one_kernel:  # the caller's options may hand fusions to YNNPACK, which the one kernel cannot hold
+        raise invalid("one_kernel", one_kernel, "False inside a caller's trace: one kernel is run_scan's own "
+                      "program, compiled under MIME's options", where="run_scan")
     pieces = _chunks(scan_chunk, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(
         [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
 
 
 def _run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
-                first: int = 0) -> tuple[RigidState, ContactReport]:
+                 first: int = 0, one_kernel: bool = False) -> tuple[RigidState, ContactReport]:
     """:func:`run_scan` of concrete arguments, its fields NumPy arrays: what a run record keeps, with no
-    trip back to JAX arrays. ``steps`` and ``first`` are taken as checked (:func:`run_scan` checks them)."""
-    pieces = _chunks(_scan_chunk_program, inputs, state0, dt, steps, first)
+    trip back to JAX arrays. The arguments are taken as checked (:func:`run_scan` checks them)."""
+    program = _scan_chunk_one_kernel_program if one_kernel else _scan_chunk_program
+    pieces = _chunks(program, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(
         [np.asarray(a)[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
 

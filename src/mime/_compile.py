@@ -28,6 +28,7 @@ keeps JAX to the releases these were tested with.
 
 from __future__ import annotations
 
+import functools
 from typing import Any, Callable
 
 import jax
@@ -72,12 +73,16 @@ def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
     A step of one body runs hundreds of small kernels, and on the CPU their dispatch is most of its
     time (see ``ARCHITECTURE.md``, "How MIME compiles"). The call this returns is tagged with
     :data:`ONE_KERNEL` (through the outputs' producing operation, ``jax.experimental.xla_metadata``),
-    so the program that holds it runs ``fun`` as one kernel: for ``run_scan``'s chunk, three to
-    four times faster per step of one body, and about twice as long to compile. The arithmetic is
+    so the program that holds it runs ``fun`` as one kernel: for ``run_scan``'s chunk, about three
+    times faster per step of one body (2.7 to 3.0 times on the peer scenes, ``bench/contact_peer.py``),
+    and about twice as long to compile. The arithmetic is
     the same; rounding may differ in the last bits, since the kernel is compiled as one function
     (a motion that follows the last bits, as MIME-ANO-140's spin kicks do, then parts from the
     default program's). The tag is only read when the call is compiled as part of a program
-    (``jax.jit`` of a function that calls it); no setting of the process changes.
+    (``jax.jit`` of a function that calls it); no setting of the process changes. Each output must be
+    computed by ``fun`` (an input passed through is the result of another operation, which would take
+    the tag), and the program must hand no fusion to YNNPACK (MIME's options), whose fusions the one
+    kernel cannot hold.
 
     >>> import jax.numpy as jnp
     >>> twice = jit(one_kernel(lambda x: 2 * x))
@@ -86,6 +91,7 @@ def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
     """
     called = jax.jit(fun)
 
+    @functools.wraps(fun)
     def tagged(*args: Any, **kwargs: Any) -> Any:
         return set_xla_metadata(called(*args, **kwargs), **ONE_KERNEL)
 

@@ -23,7 +23,7 @@ import numpy as np
 from maddening.core import check_timestep
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, RigidState
 from mime.errors import Whole, invalid, is_traced
-from mime.nodes.rigid import _ONE_KERNEL, RigidInertialNode, StepInputs, _run_on_host
+from mime.nodes.rigid import _ONE_KERNEL, RigidInertialNode, StepInputs, _any_traced, _run_on_host
 from mime.registry import SettingsRecord
 
 __all__ = ["RunRecord", "BodyRun", "simulate", "run_body", "STEPS"]
@@ -41,8 +41,9 @@ class RunRecord:
     ``states`` maps a state's name to its array over the steps; ``flags`` maps a flag
     (``touching``, ``unconverged``, ``held_by_samples``, ``support_short``) to its boolean
     array; ``contact_residual`` is the contact solve's residual per step. ``one_kernel`` says
-    whether the steps ran as one kernel of XLA's CPU backend (``mime.nodes.rigid.run_scan``), whose
-    rounding may differ in the last bits from the default program's.
+    whether the run asked for each chunk of steps as one kernel (``mime.nodes.rigid.run_scan``;
+    only XLA's CPU backend acts on it), whose rounding may differ in the last bits from the default
+    program's.
     """
 
     settings_record: SettingsRecord
@@ -78,6 +79,10 @@ def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int
     (``one_kernel``: each chunk of steps as one kernel of XLA's CPU backend, ``mime.nodes.rigid.run_scan``)."""
     dt, steps = check_run(dt, steps, where="run_body")
     one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="run_body")
+    for name, value in (("inputs", inputs), ("state0", state0)):
+        if _any_traced(value):
+            raise invalid(name, "<traced>", "concrete arrays: a run keeps its steps as NumPy arrays "
+                          "(mime.nodes.rigid.run_scan joins a caller's trace)", where="run_body")
     with jax.enable_x64(True):
         start = state0 if isinstance(state0, RigidState) else RigidState.from_mapping(state0)
         start = jax.tree_util.tree_map(lambda a: np.asarray(a, dtype=np.float64), start)

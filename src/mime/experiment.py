@@ -312,7 +312,7 @@ class Experiment:
             one_kernel: bool = False) -> RunRecord:
         """Build under ``profile`` (reusing an unchanged build) and run ``steps`` steps of ``dt`` s.
 
-        With ``one_kernel``, XLA's CPU backend runs each chunk of steps as one kernel: three to four
+        With ``one_kernel``, XLA's CPU backend runs each chunk of steps as one kernel: about three
         times faster per step for one body, about twice as long to compile, and rounded otherwise in
         the last bits (``mime.nodes.rigid.run_scan``; the record says which, ``RunRecord.one_kernel``).
         """

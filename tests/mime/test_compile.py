@@ -24,7 +24,7 @@ import pytest
 
 import mime
 from mime import _compile, demos
-from mime.dynamics import RigidState
+from mime.dynamics import REPORT_FIELDS, RigidState
 from mime.geometry import Capsule, Sphere
 from mime.nodes import ConstantLoad, RotatingFieldTorque, rigid
 
@@ -188,29 +188,81 @@ def test_one_kernel_runs_the_chunk_as_one_tagged_call_near_the_default(capsule, 
         (args, kwargs), = default_calls
         default_entry = _entry(default.lower(*args, **kwargs).compile().as_text())
         (args, kwargs), = fused_calls
-        fused_entry = _entry(fused.lower(*args, **kwargs).compile().as_text())
+        fused_text = fused.lower(*args, **kwargs).compile().as_text()
+        fused_entry = _entry(fused_text)
         with pytest.raises(mime.ValidationError, match=r"run_scan: one_kernel = True is not allowed; expected False "
                                                        r"inside a caller's trace"):
             jax.jit(lambda i, s: rigid.run_scan(i, s, demos.DT, 40, one_kernel=True))(inputs, start)
     assert "while(" in default_entry and "xla_cpu_small_call" not in default_entry
     tagged = [line for line in fused_entry.splitlines() if " call(" in line and 'xla_cpu_small_call="true"' in line]
     assert len(tagged) == 1 and "while(" not in fused_entry
+    assert YNN not in fused_text
     for k in RigidState.FIELDS:  # to rounding, on the scale of each field's motion (a landing speed crosses zero)
         expected = np.asarray(getattr(top, k))
         np.testing.assert_allclose(np.asarray(getattr(one, k)), expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
 
 
-def test_a_run_record_says_it_ran_as_one_kernel():
+def test_a_run_asked_for_one_kernel_runs_that_program_and_says_so(monkeypatch):
     body = demos.make_body(Sphere(4e-4), mass=1e-6, name="body", force=ConstantLoad((0.0, 0.0, -1e-5)),
                            position=(0.0, 0.0, 5e-4))
     experiment = demos.attach(body, demos.FLOOR.surface)
+    _, default_calls = _spy(monkeypatch, rigid, "_scan_chunk_program")
+    _, fused_calls = _spy(monkeypatch, rigid, "_scan_chunk_one_kernel_program")
     default = experiment.run(dt=demos.DT, steps=3)
+    assert (len(default_calls), len(fused_calls)) == (1, 0)
     one = experiment.run(dt=demos.DT, steps=3, one_kernel=True)
+    assert (len(default_calls), len(fused_calls)) == (1, 1)
     assert (default.one_kernel, one.one_kernel) == (False, True)
     position = default.states["position"]
     np.testing.assert_allclose(one.states["position"], position, rtol=0, atol=1e-12 * np.max(np.abs(position)))
     with pytest.raises(mime.ValidationError, match=r"simulate: one_kernel = 'yes' is not allowed; expected True or False"):
         experiment.run(dt=demos.DT, steps=3, one_kernel="yes")
+
+
+def test_the_packed_outputs_unpack_to_each_field():
+    """A step's outputs leave the scan packed, one vector per dtype, and come back to their fields: here
+    float64 and bool leaves interleaved, of shapes () and (3,), over 5 steps."""
+    steps = 5
+    tree = (jnp.arange(3.0), jnp.array(True), jnp.array(2.5), jnp.array([False, True]), jnp.ones((3,)) * -1.0)
+    like = jax.tree_util.tree_map(lambda a: jax.ShapeDtypeStruct(a.shape, a.dtype), tree)
+    stacked = jax.tree_util.tree_map(lambda a: jnp.stack([a] * steps), rigid._pack(tree))
+    back = rigid._unpack(stacked, like)
+    for got, leaf in zip(jax.tree_util.tree_leaves(back), jax.tree_util.tree_leaves(tree)):
+        assert got.dtype == leaf.dtype and got.shape == (steps,) + leaf.shape
+        assert np.array_equal(np.asarray(got), np.stack([np.asarray(leaf)] * steps))
+
+
+def test_run_scan_keeps_every_state_and_report_field_of_each_step(capsule):
+    """Each field ``run_scan`` returns is that step's, as a loop of ``step_jit`` gives it (another program,
+    compiled under XLA's defaults: to rounding), over steps where the tilted capsule lands and is held."""
+    inputs, start = capsule
+    steps = 12
+    with jax.enable_x64(True):
+        states, reports = rigid.run_scan(inputs, start, demos.DT, steps)
+        state, looped = start, []
+        for k in range(steps):
+            state, report = rigid.step_jit(inputs, state, k * demos.DT, demos.DT)
+            looped.append((state, report))
+    assert np.any(np.asarray(reports.touching))  # the steps hold the capsule: the report's fields are not a free flight's
+    for j, (state, report) in enumerate(looped):
+        for name in RigidState.FIELDS:
+            expected = np.asarray(getattr(state, name))
+            np.testing.assert_allclose(np.asarray(getattr(states, name))[j], expected, rtol=1e-9, atol=1e-15)
+        for name in REPORT_FIELDS:
+            got, expected = np.asarray(getattr(reports, name))[j], np.asarray(getattr(report, name))
+            if expected.dtype == bool:
+                assert np.array_equal(got, expected), (j, name)
+            else:
+                np.testing.assert_allclose(got, expected, rtol=1e-9, atol=1e-15, err_msg=f"step {j}, {name}")
+
+
+def test_run_body_refuses_traced_arguments(capsule):
+    from mime._simulate import run_body
+
+    inputs, start = capsule
+    with jax.enable_x64(True), pytest.raises(mime.ValidationError, match=r"run_body: state0 = '<traced>' is not allowed; "
+                                                                         r"expected concrete arrays"):
+        jax.jit(lambda s: run_body(inputs, s, demos.DT, 3).states.position)(start)
 
 
 @pytest.mark.parametrize("hull", [Sphere(4e-4), Capsule(radius=2.5e-4, length=1e-3)], ids=["ball", "capsule"])

@@ -422,7 +422,7 @@ def _scan_chunk(inputs: StepInputs, state: RigidState, dt: Array, first: Array,
     (their reports a free step's). Returns the last state and, over the ``CHUNK`` steps, the states after each
     and the reports. Every argument is traced.
 
-    Each step's state and report leave the scan packed (:func:`_pack`: one vector per dtype) and
+    Each step's state and report leave the scan packed (``_pack``: one vector per dtype) and
     are unpacked after it, the same numbers. A scan writes each per-step output by a write of its own:
     with the thirteen fields written one by one, a skipped step took 4.0 us and a free flight's step
     7.2 us on the development machine's CPU; packed, 2.3 and 3.9 us."""
@@ -450,20 +450,20 @@ def _pack(tree: Any) -> dict[Any, Array]:
 
     A scan writes each of its per-step outputs into its own stacked buffer, one write per
     output and step; packed, a step's state and report take one write per dtype."""
-    groups: dict[Any, list[Array]] = {}
+    groups: dict[str, list[Array]] = {}
     for leaf in jax.tree_util.tree_leaves(tree):
-        groups.setdefault(jnp.dtype(leaf.dtype), []).append(jnp.ravel(leaf))
+        groups.setdefault(jnp.dtype(leaf.dtype).name, []).append(jnp.ravel(leaf))
     return {d: jnp.concatenate(v) for d, v in groups.items()}
 
 
 def _unpack(packed: dict[Any, Array], like: Any) -> Any:
-    """:func:`_pack`'s vectors, stacked over a leading axis, back into the pytree ``like`` describes
+    """``_pack``'s vectors, stacked over a leading axis, back into the pytree ``like`` describes
     (its leaves' shapes and dtypes), each leaf with that leading axis."""
     leaves, tree = jax.tree_util.tree_flatten(like)
     at = {d: 0 for d in packed}
     out = []
     for leaf in leaves:
-        d, size = jnp.dtype(leaf.dtype), int(np.prod(leaf.shape, dtype=int))
+        d, size = jnp.dtype(leaf.dtype).name, int(np.prod(leaf.shape, dtype=int))
         flat = packed[d][:, at[d]:at[d] + size]
         at[d] += size
         out.append(flat.reshape(flat.shape[:1] + tuple(leaf.shape)))
@@ -489,7 +489,7 @@ def _any_traced(*trees: Any) -> bool:
 _STEPS = Whole("a whole number of steps, at least 0", at_least=0, integral=True)
 _SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
 _FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
-_ONE_KERNEL = OneOf("True or False", choices=(True, False))
+_ONE_KERNEL = OneOf("True or False (a Python bool)", choices=(True, False))
 """The declared check of a run's ``one_kernel`` (:func:`run_scan`)."""
 
 
@@ -505,8 +505,8 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     caller's trace (and its options).
 
     With ``one_kernel``, XLA's CPU backend runs each chunk as one kernel
-    (``mime._compile.one_kernel``): three to four times faster per step, about twice as long to
-    compile, and rounded otherwise in the last bits than the default program (a separate program,
+    (``mime._compile.one_kernel``): about three times faster per step of one body (2.7 to 3.0 times
+    on the peer scenes, ``bench/contact_peer.py``), about twice as long to compile, and rounded otherwise in the last bits than the default program (a separate program,
     compiled once). The book's bitwise statements are about the default. It is a program of MIME's
     own, so a caller's trace cannot take it.
 
@@ -532,7 +532,8 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
 def _run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
                  first: int = 0, one_kernel: bool = False) -> tuple[RigidState, ContactReport]:
     """:func:`run_scan` of concrete arguments, its fields NumPy arrays: what a run record keeps, with no
-    trip back to JAX arrays. The arguments are taken as checked (:func:`run_scan` checks them)."""
+    trip back to JAX arrays. The arguments are taken as checked: its callers (:func:`run_scan`,
+    ``mime._simulate.run_body``) check them."""
     program = _scan_chunk_one_kernel_program if one_kernel else _scan_chunk_program
     pieces = _chunks(program, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(

@@ -23,7 +23,7 @@ import numpy as np
 from maddening.core import check_timestep
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, RigidState
 from mime.errors import Whole, invalid, is_traced
-from mime.nodes.rigid import _ONE_KERNEL, RigidInertialNode, StepInputs, _any_traced, _run_on_host
+from mime.nodes.rigid import ONE_KERNEL_CHECK, RigidInertialNode, StepInputs, run_on_host
 from mime.registry import SettingsRecord
 
 __all__ = ["RunRecord", "BodyRun", "simulate", "run_body", "STEPS"]
@@ -78,9 +78,9 @@ def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int
     """Run one body from ``state0`` for ``steps`` steps of ``dt`` s with its step's ``inputs``, in float64
     (``one_kernel``: each chunk of steps as one kernel of XLA's CPU backend, ``mime.nodes.rigid.run_scan``)."""
     dt, steps = check_run(dt, steps, where="run_body")
-    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="run_body")
+    one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_body")
     for name, value in (("inputs", inputs), ("state0", state0)):
-        if _any_traced(value):
+        if any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(value)):
             raise invalid(name, "<traced>", "concrete arrays: a run keeps its steps as NumPy arrays "
                           "(mime.nodes.rigid.run_scan joins a caller's trace)", where="run_body")
     with jax.enable_x64(True):
@@ -88,7 +88,7 @@ def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int
         start = jax.tree_util.tree_map(lambda a: np.asarray(a, dtype=np.float64), start)
         # the inputs go to the compiled chunks as they are: the call converts their NumPy leaves to the arrays
         # jnp.asarray would make (the same dtypes and weak types), at a fraction of a converting call's cost
-        states, reports = _run_on_host(inputs, start, dt, steps, one_kernel=one_kernel)
+        states, reports = run_on_host(inputs, start, dt, steps, one_kernel=one_kernel)
     return BodyRun(states, reports)
 
 
@@ -96,7 +96,7 @@ def simulate(built: Any, dt: float, steps: int, *, one_kernel: bool = False) -> 
     """Run every rigid body of a built experiment for ``steps`` steps of ``dt`` seconds (``one_kernel``: as
     :func:`run_body`)."""
     dt, steps = check_run(dt, steps, where="simulate")
-    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="simulate")
+    one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="simulate")
     bodies = [(k, t) for k, t in built.things.items() if isinstance(t, RigidInertialNode)]
     if not bodies:
         raise invalid("experiment", list(built.things), "at least one RigidInertialNode to run", where="simulate")

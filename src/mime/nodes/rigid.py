@@ -71,7 +71,7 @@ from mime.nodes.loads import (
 __all__ = [
     "RigidInertialNode", "Load", "NoLoad", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
     "FunctionLoad", "as_load", "REPORT_FIELDS", "FLAGS", "RigidParams", "StepInputs", "free_solve", "step",
-    "step_jit", "run_scan", "scan_chunk", "CHUNK", "run_batch",
+    "step_jit", "run_scan", "run_on_host", "scan_chunk", "CHUNK", "ONE_KERNEL_CHECK", "run_batch",
 ]
 
 Array = Any
@@ -489,7 +489,7 @@ def _any_traced(*trees: Any) -> bool:
 _STEPS = Whole("a whole number of steps, at least 0", at_least=0, integral=True)
 _SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
 _FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
-_ONE_KERNEL = OneOf("True or False (a Python bool)", choices=(True, False))
+ONE_KERNEL_CHECK = OneOf("True or False (a Python bool)", choices=(True, False))
 """The declared check of a run's ``one_kernel`` (:func:`run_scan`)."""
 
 
@@ -517,10 +517,10 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     """
     steps = _SCAN_STEPS.check(steps, "steps", where="run_scan")
     first = _FIRST.check(first, "first", where="run_scan")
-    one_kernel = _ONE_KERNEL.check(one_kernel, "one_kernel", where="run_scan")
+    one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_scan")
     if not _any_traced(inputs, state0, dt):
-        return jax.tree_util.tree_map(jnp.asarray, _run_on_host(inputs, state0, dt, steps, first=first,
-                                                                one_kernel=one_kernel))
+        return jax.tree_util.tree_map(jnp.asarray, run_on_host(inputs, state0, dt, steps, first=first,
+                                                               one_kernel=one_kernel))
     if one_kernel:  # the caller's options may hand fusions to YNNPACK, which the one kernel cannot hold
         raise invalid("one_kernel", one_kernel, "False inside a caller's trace: one kernel is run_scan's own "
                       "program, compiled under MIME's options", where="run_scan")
@@ -529,11 +529,21 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
         [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
 
 
-def _run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
-                 first: int = 0, one_kernel: bool = False) -> tuple[RigidState, ContactReport]:
-    """:func:`run_scan` of concrete arguments, its fields NumPy arrays: what a run record keeps, with no
-    trip back to JAX arrays. The arguments are taken as checked: its callers (:func:`run_scan`,
-    ``mime._simulate.run_body``) check them."""
+def run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
+                first: int = 0, one_kernel: bool = False) -> tuple[RigidState, ContactReport]:
+    """:func:`run_scan` of concrete arguments, each field a NumPy array: what a run record keeps, with no
+    trip back to JAX arrays (``mime._simulate.run_body`` runs a body so).
+
+    Raises:
+        mime.errors.ValidationError: as :func:`run_scan`, and where an argument is traced (a
+            caller's trace takes :func:`run_scan`), naming the argument.
+    """
+    steps = _SCAN_STEPS.check(steps, "steps", where="run_on_host")
+    first = _FIRST.check(first, "first", where="run_on_host")
+    one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_on_host")
+    for name, value in (("inputs", inputs), ("state0", state0), ("dt", dt)):
+        if _any_traced(value):
+            raise invalid(name, "<traced>", "concrete values (in a caller's trace, run_scan)", where="run_on_host")
     program = _scan_chunk_one_kernel_program if one_kernel else _scan_chunk_program
     pieces = _chunks(program, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(

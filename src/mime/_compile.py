@@ -64,7 +64,7 @@ ONE_KERNEL: dict[str, str] = {"xla_cpu_small_call": "true", "inlineable": "false
 inlining the call into its caller, and ``xla_cpu_small_call = true`` has XLA's CPU backend emit the
 called computation as one kernel (the form its ``SmallWhileLoopHoistingPass`` gives a loop that
 reads and writes fewer than 1024 bytes), instead of one kernel per fusion, copy, branch and loop
-turn. Other backends ignore them."""
+turn. Only the CPU backend is given them (:func:`one_kernel`)."""
 
 
 def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
@@ -82,7 +82,8 @@ def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
     (``jax.jit`` of a function that calls it); no setting of the process changes. Each output must be
     computed by ``fun`` (an input passed through is the result of another operation, which would take
     the tag), and the program must hand no fusion to YNNPACK (MIME's options), whose fusions the one
-    kernel cannot hold.
+    kernel cannot hold. Where JAX's default backend is not the CPU (a GPU), the call is left untagged:
+    a call XLA may not inline is a form only the CPU backend was checked with.
 
     >>> import jax.numpy as jnp
     >>> twice = jit(one_kernel(lambda x: 2 * x))
@@ -93,6 +94,7 @@ def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
 
     @functools.wraps(fun)
     def tagged(*args: Any, **kwargs: Any) -> Any:
-        return set_xla_metadata(called(*args, **kwargs), **ONE_KERNEL)
+        out = called(*args, **kwargs)
+        return set_xla_metadata(out, **ONE_KERNEL) if jax.default_backend() == "cpu" else out
 
     return tagged

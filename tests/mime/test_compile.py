@@ -175,6 +175,7 @@ def _entry(text):
     return entry[:entry.index("\n}")]
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="one_kernel tags the call on the CPU backend only")
 def test_one_kernel_runs_the_chunk_as_one_tagged_call_near_the_default(capsule, monkeypatch):
     """With ``one_kernel`` the chunk's program holds its loop inside one call tagged for XLA's CPU backend
     to emit as one kernel (the default program runs the loop itself, kernel by kernel), and the steps are
@@ -200,6 +201,15 @@ def test_one_kernel_runs_the_chunk_as_one_tagged_call_near_the_default(capsule, 
     for k in RigidState.FIELDS:  # to rounding, on the scale of each field's motion (a landing speed crosses zero)
         expected = np.asarray(getattr(top, k))
         np.testing.assert_allclose(np.asarray(getattr(one, k)), expected, rtol=0, atol=1e-12 * np.max(np.abs(expected)))
+
+
+def test_one_kernel_leaves_the_call_untagged_off_the_cpu(monkeypatch):
+    """On a backend other than the CPU the call is left as XLA would take it (inlined), untagged."""
+    twice = lambda x: 2.0 * x  # noqa: E731
+    tagged_text = _compile.jit(_compile.one_kernel(twice)).lower(jnp.arange(3.0)).compile().as_text()
+    monkeypatch.setattr(jax, "default_backend", lambda: "gpu")
+    plain_text = _compile.jit(_compile.one_kernel(twice)).lower(jnp.arange(3.0)).compile().as_text()
+    assert "xla_cpu_small_call" in tagged_text and "xla_cpu_small_call" not in plain_text
 
 
 def test_a_run_asked_for_one_kernel_runs_that_program_and_says_so(monkeypatch):

@@ -85,6 +85,11 @@ def one_kernel(fun: Callable[..., Any]) -> Callable[..., Any]:
     kernel cannot hold. Where JAX's default backend is not the CPU (a GPU), the call is left untagged:
     a call XLA may not inline is a form only the CPU backend was checked with.
 
+    The call must sit at the top of its program, not inside a branch or a loop of the caller: there,
+    the emitter of jaxlib 0.10.2's XLA stops the whole process on a failed check ("All or none of the slices
+    should have an explicit index"; the choice of points tagged inside a batched step). MIME tags
+    only ``run_scan``'s chunk, the whole of its program, and refuses it in a caller's trace.
+
     >>> import jax.numpy as jnp
     >>> twice = jit(one_kernel(lambda x: 2 * x))
     >>> twice(jnp.arange(3)).tolist()

@@ -22,7 +22,7 @@ import numpy as np
 
 from maddening.core import check_timestep
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, RigidState
-from mime.errors import Whole, invalid, is_traced
+from mime.errors import Whole, invalid, is_traced, refuse_traced
 from mime.nodes.rigid import ONE_KERNEL_CHECK, RigidInertialNode, StepInputs, run_on_host
 from mime.registry import SettingsRecord
 
@@ -79,10 +79,8 @@ def run_body(inputs: StepInputs, state0: RigidState | Any, dt: float, steps: int
     (``one_kernel``: each chunk of steps as one kernel of XLA's CPU backend, ``mime.nodes.rigid.run_scan``)."""
     dt, steps = check_run(dt, steps, where="run_body")
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_body")
-    for name, value in (("inputs", inputs), ("state0", state0)):
-        if any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(value)):
-            raise invalid(name, "<traced>", "concrete arrays: a run keeps its steps as NumPy arrays "
-                          "(mime.nodes.rigid.run_scan joins a caller's trace)", where="run_body")
+    refuse_traced({"inputs": inputs, "state0": state0}, "concrete arrays: a run keeps its steps as NumPy arrays "
+                  "(mime.nodes.rigid.run_scan joins a caller's trace)", where="run_body")
     with jax.enable_x64(True):
         start = state0 if isinstance(state0, RigidState) else RigidState.from_mapping(state0)
         start = jax.tree_util.tree_map(lambda a: np.asarray(a, dtype=np.float64), start)

@@ -49,7 +49,7 @@ from maddening.errors import ValidationError, finite_number, invalid, whole_numb
 
 __all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
            "callable_value", "Rule", "Number", "Whole", "Vector", "Direction", "UnitQuaternion", "OneOf",
-           "check_arguments", "is_traced", "required", "invalid_document"]
+           "check_arguments", "is_traced", "any_traced", "refuse_traced", "required", "invalid_document"]
 
 
 class DocumentError(ValidationError):
@@ -161,6 +161,24 @@ def is_traced(value: Any) -> bool:
     import jax
 
     return isinstance(value, jax.core.Tracer)
+
+
+def any_traced(*trees: Any) -> bool:
+    """Whether any leaf of the pytrees ``trees`` is traced (:func:`is_traced`)."""
+    import jax
+
+    return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
+
+
+def refuse_traced(values: Mapping[str, Any], allowed: str, *, where: str) -> None:
+    """The house error for the first of ``values`` (name -> pytree) that holds a traced leaf, if any: for
+    a function that must see concrete values (a run counted and kept on the host).
+
+    >>> refuse_traced({"steps": 3}, "a concrete count", where="run")
+    """
+    for name, value in values.items():
+        if any_traced(value):
+            raise invalid(name, "<traced>", allowed, where=where)
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,8 @@ from mime._compile import one_kernel as _as_one_kernel
 from mime._pytree import pytree
 from mime.document_kinds import document_kind
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, FreeFlight, FreeSolve, Hold, RigidState
-from mime.errors import Number, OneOf, Rule, UnitQuaternion, Vector, Whole, check_arguments, invalid, is_traced
+from mime.errors import (Number, OneOf, Rule, UnitQuaternion, Vector, Whole, any_traced, check_arguments, invalid,
+                         is_traced, refuse_traced)
 from mime.geometry import Hull, as_hull, rotation
 from mime.nodes.loads import (
     ConstantLoad,
@@ -480,12 +481,6 @@ options, for :func:`run_scan` at top level with ``one_kernel``. Under XLA's defa
 to YNNPACK cannot be emitted inside the one kernel, so a caller's trace never takes it."""
 
 
-def _any_traced(*trees: Any) -> bool:
-    """Whether any leaf of ``trees`` is traced: the call is inside a caller's program, which MIME's
-    own compiled programs (their options their own) cannot be staged into."""
-    return any(is_traced(leaf) for leaf in jax.tree_util.tree_leaves(trees))
-
-
 _STEPS = Whole("a whole number of steps, at least 0", at_least=0, integral=True)
 _SCAN_STEPS = Whole("a whole number of steps, at least 1", at_least=1, integral=True)
 _FIRST = Whole("a whole number, the step number of the start, at least 0", at_least=0, integral=True)
@@ -518,7 +513,7 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     steps = _SCAN_STEPS.check(steps, "steps", where="run_scan")
     first = _FIRST.check(first, "first", where="run_scan")
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_scan")
-    if not _any_traced(inputs, state0, dt):
+    if not any_traced(inputs, state0, dt):  # a caller's trace cannot stage MIME's own programs
         return jax.tree_util.tree_map(jnp.asarray, run_on_host(inputs, state0, dt, steps, first=first,
                                                                one_kernel=one_kernel))
     if one_kernel:  # the caller's options may hand fusions to YNNPACK, which the one kernel cannot hold
@@ -541,9 +536,8 @@ def run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
     steps = _SCAN_STEPS.check(steps, "steps", where="run_on_host")
     first = _FIRST.check(first, "first", where="run_on_host")
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_on_host")
-    for name, value in (("inputs", inputs), ("state0", state0), ("dt", dt)):
-        if _any_traced(value):
-            raise invalid(name, "<traced>", "concrete values (in a caller's trace, run_scan)", where="run_on_host")
+    refuse_traced({"inputs": inputs, "state0": state0, "dt": dt}, "concrete values (in a caller's trace, run_scan)",
+                  where="run_on_host")
     program = _scan_chunk_one_kernel_program if one_kernel else _scan_chunk_program
     pieces = _chunks(program, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(
@@ -601,7 +595,7 @@ def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> Ri
     check_timestep(dt, where=where)
     if not is_traced(steps):
         _STEPS.check(steps, "steps", where=where)
-    if _any_traced(inputs, states, dt, steps):
+    if any_traced(inputs, states, dt, steps):
         return _batch(inputs, states, dt, steps)  # inside a caller's trace: it joins that program
     return _run_batch(inputs, states, dt, steps)
 

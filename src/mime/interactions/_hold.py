@@ -56,7 +56,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from mime._pytree import pytree, static
-from mime._three import matmul3
+from mime._three import matmul3, matmul3t
 from mime.dynamics import ContactReport, FreeFlight, FreeSolve, RigidState
 from mime.geometry import Capsule, Cylinder, Ellipsoid, Screw, Sphere, rotation
 from mime.geometry.rotation import advance_pose
@@ -445,8 +445,8 @@ def _part_support(kind: Any, params: Array, steps: Array, offset: Array, turn: A
     """``(point, converged)`` of one part of ``kind`` (its class, ``None`` for a kind held at its samples),
     placed at ``offset`` turned by ``turn`` in the body's frame: the search along the body-frame ``d``
     from ``hint``."""
-    dp = matmul3(turn.T, d)
-    hp = matmul3(turn.T, hint - offset)
+    dp = matmul3(d, turn)  # turn^T d, as d's row times turn: the same products and sums
+    hp = matmul3(hint - offset, turn)
     if kind is not None:
         pp, ok = kind.support_from(params, dp, hp, steps)
     else:
@@ -658,7 +658,7 @@ class HullHold:
         S = self._chunk(self.samples, c)
 
         def at_points() -> Array:
-            phi, _ = self.surface.distance_and_normal(x + matmul3(S, R.T))
+            phi, _ = self.surface.distance_and_normal(x + matmul3t(S, R))
             return phi - self.margin
 
         def along_normal() -> Array:  # a flat surface: phi(x + R s) = phi(x) + s . R^T n
@@ -737,6 +737,8 @@ class HullHold:
         gap_ns, i_ns = scan.gap_ns, scan.i_ns
         p_ns = S[groups, i_ns]
 
+        # the directions stay R.T @ n: written n @ R (no transposed copy), XLA fuses them otherwise and the
+        # 24-sided mesh spun on the floor (MIME-ANO-131) keeps its spin to another last bit
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
             Xh = x + matmul3(R, hint)
             _, n0 = surface.distance_and_normal(Xh)
@@ -756,7 +758,7 @@ class HullHold:
             hint = S[groups, i]
             p = part[groups, i]
             pt, conv = jax.vmap(search)(hint, p)
-            phi_c, _ = surface.distance_and_normal(x + matmul3(pt, R.T))
+            phi_c, _ = surface.distance_and_normal(x + matmul3t(pt, R))
             gap_c = jnp.where(ok & conv, phi_c - self.margin, inf)
             better = gap_c < r.best_gap
             return _Rounds(avail, hint, jnp.where(better, gap_c, r.best_gap),

@@ -85,6 +85,53 @@ def test_the_samples_are_turned_as_the_plain_product_turns_them(batch):
     np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
 
 
+@pytest.mark.parametrize("batch", [None, 300])
+def test_matmul3t_is_matmul3_of_the_transpose_to_the_bit(batch):
+    """``matmul3t(S, R)`` reads ``R``'s columns where ``matmul3(S, R.T)`` reads a transposed copy: the
+    same products summed in the same order, so the same bits, one body or a batch. Summed in
+    another order (the first two products added last) about a third of the entries move."""
+    from mime._three import matmul3, matmul3t
+    from mime.geometry import rotation
+
+    rng = np.random.default_rng(13)
+    with jax.enable_x64(True):
+        samples = jnp.asarray(rng.normal(size=(8, 48, 3)) * 3e-4)
+        q = rng.normal(size=(batch or 1, 4))
+        R = jax.vmap(rotation.matrix)(jnp.asarray(q / np.linalg.norm(q, axis=1, keepdims=True)))
+        f, g = (lambda S, R: matmul3t(S, R)), (lambda S, R: matmul3(S, R.T))
+        if batch is None:
+            got, want = jax.jit(f)(samples, R[0]), jax.jit(g)(samples, R[0])
+        else:
+            got, want = (jax.jit(jax.vmap(h, (None, 0)))(samples, R) for h in (f, g))
+    np.testing.assert_array_equal(np.asarray(got), np.asarray(want))
+
+
+def test_matmul3t_refuses_an_axis_other_than_three():
+    from mime._three import matmul3t
+    from mime.errors import ValidationError
+
+    with pytest.raises(ValidationError, match=r"matmul3t: a.shape = \(4, 2\) is not allowed; expected \(\.\.\., 3\)"):
+        matmul3t(jnp.zeros((4, 2)), jnp.zeros((3, 3)))
+    with pytest.raises(ValidationError, match=r"matmul3t: b.shape = \(3,\) is not allowed; expected \(m, 3\)"):
+        matmul3t(jnp.zeros((4, 3)), jnp.zeros(3))
+
+
+def test_a_parts_support_takes_no_transpose():
+    """``_part_support`` turns the direction and the start into the part's frame as rows times the
+    turn (``d @ turn``, which is ``turn.T @ d``), so its program holds no transpose: under ``vmap`` over a
+    hold's groups each transposed ``(8, 3, 3)`` turn was a copy of its own, one per kind and call,
+    48 copies in a step's compiled program."""
+    from mime.geometry import Capsule
+    from mime.interactions._hold import _part_support
+
+    with jax.enable_x64(True):
+        args = (jnp.zeros(8), jnp.zeros((), jnp.int32), jnp.zeros(3), jnp.eye(3), jnp.ones(3), jnp.zeros(3))
+        jaxpr = jax.make_jaxpr(jax.vmap(lambda *a: _part_support(Capsule, *a), (None, None, None, 0, None, 0)))(
+            *args[:3], jnp.stack([jnp.eye(3)] * 8), args[4], jnp.zeros((8, 3)))
+    names = {e.primitive.name for e in jaxpr.jaxpr.eqns}
+    assert "transpose" not in names, names
+
+
 def test_matmul3_refuses_an_axis_other_than_three():
     from mime._three import matmul3
     from mime.errors import ValidationError

@@ -168,34 +168,46 @@ def _kind_numbers(geometry: Any, measure_spacing: float) -> tuple[int, np.ndarra
     return len(_CLOSED), lengths, np.concatenate([points, np.repeat(points[-1:], rows - len(points), axis=0)]), len(points)
 
 
+def _depth_sphere(c: Array, P: Array, n: Array, d: Array) -> Array:
+    return c[0]
+
+
+def _depth_ellipsoid(c: Array, P: Array, n: Array, d: Array) -> Array:
+    return jnp.sqrt((c[0] * d[0]) ** 2 + (c[1] * d[1]) ** 2 + (c[2] * d[2]) ** 2)
+
+
+def _depth_cylinder(c: Array, P: Array, n: Array, d: Array) -> Array:
+    return c[0] * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + c[1] * jnp.abs(d[2])
+
+
+def _depth_capsule(c: Array, P: Array, n: Array, d: Array) -> Array:
+    return c[0] + c[1] * jnp.abs(d[2])
+
+
+def _depth_box(c: Array, P: Array, n: Array, d: Array) -> Array:
+    return 0.5 * (c[0] * jnp.abs(d[0]) + c[1] * jnp.abs(d[1]) + c[2] * jnp.abs(d[2]))
+
+
+def _depth_over_points(c: Array, P: Array, n: Array, d: Array) -> Array:
+    """A mesh's vertices, a point set's points, a kind's samples: the largest ``p . d`` over the first ``n``."""
+    def chunk(i: Array, best: Array) -> Array:  # the rows past the count repeat the last point: no harm
+        rows = jax.lax.dynamic_slice_in_dim(P, i * MEASURE_CHUNK, MEASURE_CHUNK)
+        return jnp.maximum(best, jnp.max(rows @ d))
+
+    chunks = (n + MEASURE_CHUNK - 1) // MEASURE_CHUNK
+    return jax.lax.fori_loop(0, chunks, chunk, jnp.array(-jnp.inf, d.dtype))
+
+
+_DEPTH_BRANCHES = (_depth_sphere, _depth_ellipsoid, _depth_cylinder, _depth_capsule, _depth_box, _depth_over_points)
+""":func:`_kind_depth`'s formulas, in ``_CLOSED``'s order and then the depth over points; module-level
+functions, so that ``lax.switch`` traces each once per operand types (JAX keeps a branch's trace by its
+function object) however many parts and programs ask."""
+
+
 def _kind_depth(kind: Array, numbers: Array, points: Array, count: Array, d: Array) -> Array:
     """``max_{p in kind} p . d`` for a unit part-frame direction ``d``, m, of the kind whose
     :func:`_kind_numbers` are ``(kind, numbers, points, count)`` (traceable; ``kind`` picks the formula)."""
-    def sphere(c: Array, P: Array, n: Array, d: Array) -> Array:
-        return c[0]
-
-    def ellipsoid(c: Array, P: Array, n: Array, d: Array) -> Array:
-        return jnp.sqrt((c[0] * d[0]) ** 2 + (c[1] * d[1]) ** 2 + (c[2] * d[2]) ** 2)
-
-    def cylinder(c: Array, P: Array, n: Array, d: Array) -> Array:
-        return c[0] * jnp.sqrt(d[0] ** 2 + d[1] ** 2) + c[1] * jnp.abs(d[2])
-
-    def capsule(c: Array, P: Array, n: Array, d: Array) -> Array:
-        return c[0] + c[1] * jnp.abs(d[2])
-
-    def box(c: Array, P: Array, n: Array, d: Array) -> Array:
-        return 0.5 * (c[0] * jnp.abs(d[0]) + c[1] * jnp.abs(d[1]) + c[2] * jnp.abs(d[2]))
-
-    def over_points(c: Array, P: Array, n: Array, d: Array) -> Array:  # a mesh's vertices, a point set's points, samples
-        def chunk(i: Array, best: Array) -> Array:  # the rows past the count repeat the last point: no harm
-            rows = jax.lax.dynamic_slice_in_dim(P, i * MEASURE_CHUNK, MEASURE_CHUNK)
-            return jnp.maximum(best, jnp.max(rows @ d))
-
-        chunks = (n + MEASURE_CHUNK - 1) // MEASURE_CHUNK
-        return jax.lax.fori_loop(0, chunks, chunk, jnp.array(-jnp.inf, d.dtype))
-
-    branches = [sphere, ellipsoid, cylinder, capsule, box, over_points]
-    return jax.lax.switch(kind, branches, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype),
+    return jax.lax.switch(kind, _DEPTH_BRANCHES, jnp.asarray(numbers, d.dtype), jnp.asarray(points, d.dtype),
                           jnp.asarray(count, jnp.int32), d)
 
 

@@ -88,8 +88,8 @@ def test_the_samples_are_turned_as_the_plain_product_turns_them(batch):
 @pytest.mark.parametrize("batch", [None, 300])
 def test_matmul3t_is_matmul3_of_the_transpose_to_the_bit(batch):
     """``matmul3t(S, R)`` reads ``R``'s columns where ``matmul3(S, R.T)`` reads a transposed copy: the
-    same products summed in the same order, so the same bits, one body or a batch. Summed in
-    another order (the first two products added last) about a third of the entries move."""
+    same products summed in the same order, so the same bits, one body or a batch; summed in
+    another order, entries move in their last bit."""
     from mime._three import matmul3, matmul3t
     from mime.geometry import rotation
 
@@ -118,7 +118,7 @@ def test_matmul3t_refuses_an_axis_other_than_three():
 
 def test_a_parts_support_takes_no_transpose():
     """``_part_support`` turns the direction and the start into the part's frame as rows times the
-    turn (``d @ turn``, which is ``turn.T @ d``), so its program holds no transpose: under ``vmap`` over a
+    turn (``d @ turn``, which is ``turn.T @ d``), so its traced program holds no transpose: under ``vmap`` over a
     hold's groups each transposed ``(8, 3, 3)`` turn was a copy of its own, one per kind and call,
     48 copies in a step's compiled program."""
     from mime.geometry import Capsule

@@ -5,7 +5,8 @@ A hold's support switch (``HullHold.support``, ``support_once``) and the margin 
 (``mime.sweep._kind_depth``) therefore take module-level branches, made once: the second query with
 the same operand types reuses the first one's traces. Branches made anew at each call (a lambda per
 kind, as before) are traced at every call site of every program (the impact capsule's chunk traced in
-0.70 s with them, 0.61 s without); each test below then counts two traces where it allows one.
+0.70 s with them, 0.61 s without); the first two tests below then count two traces where they allow
+one, and the third finds the two switches' branches traced apart.
 
 A kind's support is counted where ``_part_support`` asks the kind class for it
 (``support_from``, patched here to count its calls while tracing); the depths' switches are compared

@@ -752,14 +752,16 @@ class HullHold:
 
         # the directions stay R.T @ n: written n @ R (no transposed copy), XLA fuses them otherwise and the
         # 24-sided mesh spun on the floor (MIME-ANO-131) keeps its spin to another last bit
+        def along_normal_at(start: Array, p: Array) -> tuple[Array, Array]:
+            _, n = surface.distance_and_normal(x + matmul3(R, start))
+            return self.support(p, -matmul3(R.T, n), start)
+
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
-            Xh = x + matmul3(R, hint)
-            _, n0 = surface.distance_and_normal(Xh)
-            pt, ok = self.support(p, -matmul3(R.T, n0), hint)
-            if not surface.flat:
-                _, n1 = surface.distance_and_normal(x + matmul3(R, pt))
-                pt, ok = self.support(p, -matmul3(R.T, n1), pt)
-            return pt, ok
+            if surface.flat:
+                return along_normal_at(hint, p)
+            # against a curved wall, searched again along the normal where the first search landed: a loop
+            # of two turns, so that the program holds one copy of the support switch, not two
+            return jax.lax.fori_loop(0, 2, lambda _, c: along_normal_at(c[0], p), (hint, jnp.array(False)))
 
         # starts, one round each: the nearest sample, then each next nearest lying apart from those
         # taken; the search from each, the deepest converged point kept (the first of equals). The

@@ -169,8 +169,8 @@ def hull_gaps(hull: Hull, surface: Any, positions: np.ndarray, orientations: np.
     """Each pose's smallest ``distance - margin`` over a dense sampling of the hull (``spacing``), m."""
     pts, _, _ = hull.sample(spacing)
     with jax.enable_x64(True):
-        shape = jax.tree_util.tree_map(jnp.asarray, shape_of(surface))
-        return np.asarray(_gaps(shape, jnp.asarray(pts), jnp.asarray(positions), jnp.asarray(orientations)))
+        # NumPy in: the compiled call converts its arguments, without an eager JAX program per leaf
+        return np.asarray(_gaps(shape_of(surface), np.asarray(pts), np.asarray(positions), np.asarray(orientations)))
 
 
 @jit
@@ -489,11 +489,11 @@ def two_walls(steps: int = STEPS) -> TwoWalls:
     r = run(experiment, steps)
     s = r.states
     with jax.enable_x64(True):
-        inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        inputs = experiment.build().step_inputs(body)  # NumPy leaves: the compiled call converts them
         # the rows are chosen by the hold with its one kind static (HullHold.kinds): the same points, to
         # the last bit, from a program that does not compile the searches of every other kind
         inputs = replace(inputs, hold=replace(inputs.hold, kinds=(type(SHORT_CAPSULE),)))
-        last = jax.tree_util.tree_map(lambda a: jnp.asarray(a[-1]), s)
+        last = jax.tree_util.tree_map(lambda a: np.asarray(a[-1]), s)
         point, K, u0, target, gap, levers, normals, mass_eff, inertia_eff = _first_rows(inputs, last)
         # the two distinct rows (one per end)
         ends = np.asarray(point)[:, 2] > 0
@@ -670,7 +670,7 @@ class TouchingIsForce:
 def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     """A sphere bouncing on to the floor: does ``touching`` mark exactly the steps whose state the contact changed?"""
     from mime.dynamics import FreeFlight
-    from mime.nodes.rigid import run_scan
+    from mime.nodes.rigid import run_on_host
 
     body = make_body(Sphere(4e-4), mass=1e-6, name="ball", position=(0.0, 0.0, 1.2e-3),
                      velocity=(1e-3, 0.0, 0.0), force=ConstantLoad((0.0, 0.0, -2e-5)))
@@ -678,15 +678,17 @@ def touching_is_force(steps: int = STEPS) -> TouchingIsForce:
     r = run(experiment, steps)
     s = r.states
     with jax.enable_x64(True):
-        held_inputs = jax.tree_util.tree_map(jnp.asarray, experiment.build().step_inputs(body))
+        # NumPy throughout: the compiled call converts its arguments, and run_on_host returns NumPy (no eager
+        # JAX program per leaf either way)
+        held_inputs = experiment.build().step_inputs(body)
         free_inputs = replace(held_inputs, hold=FreeFlight())
         starts = jax.tree_util.tree_map(lambda a0, a: np.concatenate([a0[None], a[:-1]]), body.start, s)
 
         def after(inputs: Any, k: int) -> RigidState:
             # one step from the k-th start, as step number k: the run's own compiled program
-            start = jax.tree_util.tree_map(lambda a: jnp.asarray(a[k]), starts)
-            states, _ = run_scan(inputs, start, DT, 1, first=k)
-            return jax.tree_util.tree_map(lambda a: np.asarray(a[0]), states)
+            start = jax.tree_util.tree_map(lambda a: a[k], starts)
+            states, _ = run_on_host(inputs, start, DT, 1, first=k)
+            return jax.tree_util.tree_map(lambda a: a[0], states)
 
         def differ(a: RigidState, b: RigidState) -> bool:
             return any(bool(np.any(getattr(a, f) != getattr(b, f))) for f in RigidState.FIELDS)

@@ -383,8 +383,10 @@ def run_sweep(built: Any, starts: Any, *, dt: float, steps: int, body: Any = Non
                              where=where)
     with jax.enable_x64(True):
         states = _check_starts(starts)
-        inputs = jax.tree_util.tree_map(jnp.asarray, built.step_inputs(body))
-        measure = jax.tree_util.tree_map(jnp.asarray, _Measure.of(body.hull, confinement.surface, margin, spacing))
+        # NumPy leaves go to the compiled program as they are: its call converts them (to the same types)
+        # without an eager JAX program per leaf
+        inputs = built.step_inputs(body)
+        measure = _Measure.of(body.hull, confinement.surface, margin, spacing)
         final, tally = _sweep(measure, inputs, states, jnp.asarray(float(dt)), jnp.asarray(steps, jnp.int32),
                               mesh=mesh)
         final, tally = jax.tree_util.tree_map(np.asarray, (final, tally))

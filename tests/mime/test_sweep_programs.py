@@ -54,3 +54,20 @@ def test_a_kind_measured_over_points_reads_exactly_its_own():
         planted[filled:] = 1.0
         assert float(sweep._kind_depth(kind, np.zeros(3), planted, count, np.array([1.0, 0.0, 0.0]))) == \
             float(np.max(vertices[:, 0]))
+
+
+def test_a_sweep_hands_its_program_the_host_arrays_as_they_are(monkeypatch):
+    """The body's step inputs and the gap measure go to the compiled sweep as NumPy: the program's call
+    converts them. Converted one by one with ``jnp.asarray`` first, each leaf ran an eager program of
+    its own (11 of them, lowered and compiled or looked up, in each process that swept)."""
+    program, calls = sweep._sweep, []
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return program(*args, **kwargs)
+
+    monkeypatch.setattr(sweep, "_sweep", spy)
+    sweep.margin_sweep("sphere", 5, seed=0, steps=2)
+    measure, inputs = calls[0][:2]
+    leaves = jax.tree_util.tree_leaves((measure, inputs))
+    assert leaves and not [type(leaf).__name__ for leaf in leaves if isinstance(leaf, jax.Array)]

@@ -460,9 +460,8 @@ _SUPPORT_BRANCHES = tuple(functools.partial(_part_support, kind) for kind in SUP
 function and operand types (JAX keeps the trace, keyed by the function object), so every support
 query of a hold of one kind of the table (``kinds`` ``None``), and of every such hold of a process, reuses
 the six branches' traces; a hold with its kinds static closes its branches over its own parts and traces
-them at each query. Branches made anew at
-each call (a lambda per kind) were traced again at each: tracing the impact capsule's chunk took
-0.70 s with them and 0.61 s without."""
+them at each query. Branches made anew at each call (a lambda per kind) were traced again at each:
+tracing the impact capsule's chunk took 0.70 s with them and 0.61 s without."""
 _ONCE_BRANCHES = tuple(functools.partial(_part_support, kind) for kind in ONCE_KINDS)
 """``_part_support`` of each kind of ``ONCE_KINDS``, made once (see ``_SUPPORT_BRANCHES``)."""
 
@@ -658,6 +657,14 @@ class HullHold:
         lever = jnp.cross(point, n @ R) * masks
         return n, phi - self.margin, lever
 
+    def _search_from(self, x: Array, R: Array, start: Array, part: Array) -> tuple[Array, Array]:
+        """``(point, converged)``: the search on ``part`` from the body-frame ``start`` along the inward normal
+        of the surface at that point, at the pose ``(x, R)`` (a choice's start, a held point refined)."""
+        _, n = self.surface.distance_and_normal(x + matmul3(R, start))
+        # the direction stays R.T @ n: written n @ R (no transposed copy), XLA fuses it otherwise and the
+        # 24-sided mesh spun on the floor (MIME-ANO-131) keeps its spin to another last bit
+        return self.support(part, -matmul3(R.T, n), start)
+
     def _chunk(self, a: Array, c: Array) -> Array:
         """Rows ``c * SAMPLE_CHUNK ...`` of a ``(GROUPS, G, ...)`` array."""
         return jax.lax.dynamic_slice(a, _rows(c, a.ndim), (GROUPS, SAMPLE_CHUNK) + a.shape[2:])
@@ -750,18 +757,12 @@ class HullHold:
         gap_ns, i_ns = scan.gap_ns, scan.i_ns
         p_ns = S[groups, i_ns]
 
-        # the directions stay R.T @ n: written n @ R (no transposed copy), XLA fuses them otherwise and the
-        # 24-sided mesh spun on the floor (MIME-ANO-131) keeps its spin to another last bit
-        def along_normal_at(start: Array, p: Array) -> tuple[Array, Array]:
-            _, n = surface.distance_and_normal(x + matmul3(R, start))
-            return self.support(p, -matmul3(R.T, n), start)
-
         def search(hint: Array, p: Array) -> tuple[Array, Array]:
             if surface.flat:
-                return along_normal_at(hint, p)
+                return self._search_from(x, R, hint, p)
             # against a curved wall, searched again along the normal where the first search landed: a loop
             # of two turns, so that the program holds one copy of the support switch, not two
-            return jax.lax.fori_loop(0, 2, lambda _, c: along_normal_at(c[0], p), (hint, jnp.array(False)))
+            return jax.lax.fori_loop(0, 2, lambda _, c: self._search_from(x, R, c[0], p), (hint, jnp.array(False)))
 
         # starts, one round each: the nearest sample, then each next nearest lying apart from those
         # taken; the search from each, the deepest converged point kept (the first of equals). The
@@ -832,8 +833,7 @@ class HullHold:
             return jnp.broadcast_to(self.support_once(-matmul3(R.T, n0)), points.shape)
 
         def one(p: Array, part: Array, ok: Array) -> Array:
-            _, n0 = surface.distance_and_normal(x + matmul3(R, p))
-            new, conv = self.support(part, -matmul3(R.T, n0), p)
+            new, conv = self._search_from(x, R, p, part)
             return jnp.where(ok & conv, new, p)
 
         def again(_: Array, pts: Array) -> Array:

@@ -514,8 +514,7 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     first = _FIRST.check(first, "first", where="run_scan")
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_scan")
     if not any_traced(inputs, state0, dt):  # a caller's trace cannot stage MIME's own programs
-        return jax.tree_util.tree_map(jnp.asarray, run_on_host(inputs, state0, dt, steps, first=first,
-                                                               one_kernel=one_kernel))
+        return jax.tree_util.tree_map(jnp.asarray, _on_host(inputs, state0, dt, steps, first, one_kernel))
     if one_kernel:  # the caller's options may hand fusions to YNNPACK, which the one kernel cannot hold
         raise invalid("one_kernel", one_kernel, "False inside a caller's trace: one kernel is run_scan's own "
                       "program, compiled under MIME's options", where="run_scan")
@@ -538,6 +537,12 @@ def run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_on_host")
     refuse_traced({"inputs": inputs, "state0": state0, "dt": dt}, "concrete values (in a caller's trace, run_scan)",
                   where="run_on_host")
+    return _on_host(inputs, state0, dt, steps, first, one_kernel)
+
+
+def _on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, first: int,
+             one_kernel: bool) -> tuple[RigidState, ContactReport]:
+    """:func:`run_on_host` of arguments already checked (:func:`run_scan` checks its own)."""
     program = _scan_chunk_one_kernel_program if one_kernel else _scan_chunk_program
     pieces = _chunks(program, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: np.concatenate(

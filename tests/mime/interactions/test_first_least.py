@@ -3,7 +3,9 @@
 ``mime.interactions._hold._first_least`` picks each group's first column holding the least
 gap. It must pick what ``jnp.argmin`` picks whatever the row holds: ties, both signs of zero
 (equal, so the first of them), infinities (a row of padding), NaN (least, as ``argmin`` takes
-it). The rows are drawn from a few values so that ties are common.
+it). The rows are drawn from a few values so that ties are common. Its reductions take a row's
+least value by halves (``_row_least``), which must be ``min``'s value for rows of any width, odd
+ones too, under a plain ``jax.jit`` and under MIME's compiler options.
 """
 
 from __future__ import annotations
@@ -13,11 +15,13 @@ import jax.numpy as jnp
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from mime.interactions._hold import _first_least
+from mime._compile import jit
+from mime.interactions._hold import SAMPLE_CHUNK, _first_least, _row_least
 
 VALUES = [0.0, -0.0, 1e-300, -1e-300, 2.5e-4, -3.0e-5, np.inf, -np.inf, np.nan]
 
 _least = jax.jit(_first_least)
+_least_mime = jit(_first_least)
 
 
 @settings(max_examples=200, deadline=None)
@@ -32,3 +36,34 @@ def test_the_first_of_equal_zeros_and_of_a_row_of_padding():
     with jax.enable_x64(True):
         g = jnp.asarray([[1.0, 0.0, -0.0, 0.0], [np.inf] * 4, [1.0, np.nan, -1.0, np.nan]])
         assert np.asarray(_least(g)).tolist() == [1, 0, 1]
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.lists(st.sampled_from(VALUES), min_size=1, max_size=SAMPLE_CHUNK + 3), st.integers(1, 3))
+def test_a_rows_least_by_halves_is_its_min(row, copies):
+    with jax.enable_x64(True):
+        g = np.array([row] * copies, dtype=np.float64)
+        want = np.min(g, axis=1)  # NumPy's min: NaN where the row holds one
+        for compile_ in (jax.jit, jit):
+            got = np.asarray(compile_(_row_least)(jnp.asarray(g)))
+            assert np.array_equal(got, want, equal_nan=True), (compile_, got, want)
+        ints = np.arange(len(row), dtype=np.int32)[::-1] * np.isfinite(np.asarray(row))
+        assert np.array_equal(np.asarray(jit(_row_least)(jnp.asarray(ints[None]))), [ints.min()])
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.lists(st.lists(st.sampled_from(VALUES), min_size=SAMPLE_CHUNK, max_size=SAMPLE_CHUNK),
+                min_size=1, max_size=8))
+def test_first_least_is_argmin_under_mimes_options_at_the_holds_width(rows):
+    with jax.enable_x64(True):
+        g = np.array(rows, dtype=np.float64)
+        assert np.array_equal(np.asarray(_least_mime(jnp.asarray(g))), np.argmin(g, axis=1))
+
+
+def test_first_least_has_no_chained_reduction():
+    """XLA's CPU backend runs a row's ``min`` as one chain of dependent comparisons, several times
+    slower on a batch's gaps than the halves' independent ones: the choice's scan holds none."""
+    with jax.enable_x64(True):
+        jaxpr = jax.make_jaxpr(_first_least)(jnp.zeros((8, SAMPLE_CHUNK)))
+    names = {eqn.primitive.name for eqn in jaxpr.jaxpr.eqns}
+    assert not names & {"reduce_min", "argmin"}, names

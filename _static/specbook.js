@@ -19,6 +19,34 @@ document.addEventListener("DOMContentLoaded", () => {
   for (const cell of document.querySelectorAll(".bd-article table.specbook-table td")) {
     if (number.test(cell.innerText.trim())) cell.classList.add("specbook-number");
   }
+  // In a cell of words and numbers ("±1.77636e-15 m + 1e-09 relative"), each number that a line
+  // could break inside (at its sign or its exponent's) is kept whole; the words still wrap.
+  const token = /[±+\-−]?\d[\d.,]*(?:[eE][-+−]?\d+)?/g;
+  const breakable = /[eE±+\-−]/;
+  for (const cell of document.querySelectorAll(".bd-article table.specbook-table td:not(.specbook-number)")) {
+    const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+    const texts = [];
+    for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+      if (!node.parentElement.closest("code, pre, .math, mjx-container, .specbook-nowrap")) texts.push(node);
+    }
+    for (const node of texts) {
+      const text = node.textContent;
+      const found = [...text.matchAll(token)].filter(m => breakable.test(m[0]));
+      if (!found.length) continue;
+      const parts = document.createDocumentFragment();
+      let at = 0;
+      for (const m of found) {
+        parts.append(text.slice(at, m.index));
+        const span = document.createElement("span");
+        span.className = "specbook-nowrap";
+        span.textContent = m[0];
+        parts.append(span);
+        at = m.index + m[0].length;
+      }
+      parts.append(text.slice(at));
+      node.replaceWith(parts);
+    }
+  }
   // Each cell knows its column's name, which a stacked (narrow-screen) table shows before it.
   for (const table of document.querySelectorAll(".bd-article table.specbook-table")) {
     const names = [...table.querySelectorAll("thead th")].map(th => th.innerText.trim());

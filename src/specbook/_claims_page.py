@@ -17,10 +17,13 @@ verdicts under the fault catalogue (:mod:`specbook._matrix`):
 from __future__ import annotations
 
 import html
+import re
 from collections import Counter
 from typing import Any, Callable
 
 from docutils import nodes
+
+from specbook._numbers import claim_values
 
 __all__ = ["DATATABLES", "TABLE_ID", "render"]
 
@@ -69,12 +72,50 @@ def _shown(value: Any) -> str:
     return f"{value:.6g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
 
 
+def _number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
 def _values(claim: dict[str, Any]) -> str:
+    """A claim's values in words; the digits resolve what the tolerance allows (:mod:`specbook._numbers`)."""
     if claim.get("description"):
         return claim["description"]
     unit = f" {claim['unit']}" if claim.get("unit") else ""
-    return (f"measured {_shown(claim.get('measured'))}{unit}; expected {_shown(claim.get('expected'))}{unit} "
-            f"({claim.get('tolerance') or 'exact'})")
+    measured, expected = claim.get("measured"), claim.get("expected")
+    if _number(measured) and _number(expected):
+        m_text, e_text = claim_values(float(measured), float(expected), claim.get("atol"), claim.get("rtol"))
+    else:
+        m_text, e_text = _shown(measured), _shown(expected)
+    return f"measured {m_text}{unit}; expected {e_text}{unit} ({claim.get('tolerance') or 'exact'})"
+
+
+# A number as a claim shows it (1.6e-07, ±1e-06, -0.25): a line may break around it, never inside it.
+_NUMBER = re.compile(r"[±+\-−]?\d[\d.,]*(?:[eE][-+−]?\d+)?")
+
+
+def _unbroken_html(text: str) -> str:
+    """``text`` escaped for HTML, each number in a span that the book's CSS keeps on one line."""
+    out, at = [], 0
+    for match in _NUMBER.finditer(text):
+        out.append(html.escape(text[at:match.start()]))
+        out.append(f'<span class="specbook-nowrap">{html.escape(match.group(0))}</span>')
+        at = match.end()
+    out.append(html.escape(text[at:]))
+    return "".join(out)
+
+
+def _unbroken(text: str) -> list[nodes.Node]:
+    """``text`` as docutils nodes, each number an inline node that the book's CSS keeps on one line."""
+    out: list[nodes.Node] = []
+    at = 0
+    for match in _NUMBER.finditer(text):
+        if match.start() > at:
+            out.append(nodes.Text(text[at:match.start()]))
+        out.append(nodes.inline("", match.group(0), classes=["specbook-nowrap"]))
+        at = match.end()
+    if at < len(text):
+        out.append(nodes.Text(text[at:]))
+    return out
 
 
 def _breakable(text: str) -> str:
@@ -180,7 +221,7 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
     for page, c in numeric[:LEAST_MARGIN]:
         link = nodes.reference("", "", nodes.literal("", c["key"]), internal=True,
                                refuri=f"{page_uri(page['page'])}#{c['anchor']}" if c.get("anchor") else page_uri(page["page"]))
-        rows.append([[link], title(page["page"]), _values(c), _used(c)[0]])
+        rows.append([[link], title(page["page"]), _unbroken(_values(c)), _unbroken(_used(c)[0])])
     out.append(_table(["Claim", "Page", "Values", "Tolerance used"], rows, ["specbook-least-margin"],
                       [30, 20, 38, 12]))
 
@@ -221,7 +262,7 @@ def render(pages: list[dict[str, Any]], section: dict[str, Any] | None, *, title
                                    refuri=f"{page_uri(page['page'])}#{c['anchor']}" if c.get("anchor")
                                    else page_uri(page["page"]))
             source = c.get("source") or {}
-            rows.append([[link], title(page["page"]), _values(c), source.get("ref", "not stated")])
+            rows.append([[link], title(page["page"]), _unbroken(_values(c)), source.get("ref", "not stated")])
         out.append(_table(["Example", "Page", "Values", "Where the expected value comes from"], rows,
                           ["specbook-examples"], [25, 17, 30, 28]))
         out = summary
@@ -311,7 +352,7 @@ def _every_claim(claims, title, page_uri, api_uri, section) -> str:
             f'{_breakable(c["key"])}</code></a>{held}<br><span class="specbook-claim-page">{name}</span></td>'
             f'<td class="specbook-filter-only">{name}</td><td class="specbook-filter-only">{esc(_kind(c))}</td>'
             f'<td><span class="specbook-kind">{esc(_kind(c))}:</span> {ref_html}</td>'
-            f'<td>{esc(_values(c))}</td><td class="specbook-used" data-order="{order!r}">{esc(shown)}</td>'
+            f'<td>{_unbroken_html(_values(c))}</td><td class="specbook-used" data-order="{order!r}">{esc(shown)}</td>'
             f'<td class="specbook-killers" data-order="{len(killed)}">{killers}</td></tr>')
     parts.append("</tbody></table>")
     return "".join(parts)

@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from typing import Any
 
 from specbook._claims import all_claims
+from specbook._numbers import claim_values
 
 __all__ = ["Table", "claims_table", "mapping_table", "resolve", "table"]
 
@@ -103,8 +104,9 @@ def _unescape(text: str) -> str:
 
 
 # Text that Markdown would read as a block (heading, list, quote, rule, fence, target) when it
-# opens a list-table cell; a backslash before its first character keeps it inline text.
-_BLOCK_START = re.compile(r"^(#|>|[-+*](\s|$)|\d+[.)](\s|$)|=+\s*$|`{3}|~{3}|:{3}|\(.*\)=\s*$)")
+# opens a list-table cell, or MyST as a comment (a line that starts with "%": a cell holding only
+# the unit "%" showed empty); a backslash before its first character keeps it inline text.
+_BLOCK_START = re.compile(r"^(#|>|%|[-+*](\s|$)|\d+[.)](\s|$)|=+\s*$|`{3}|~{3}|:{3}|\(.*\)=\s*$)")
 
 
 def _block_safe(text: str) -> str:
@@ -132,8 +134,11 @@ def _cell(value: Any) -> str:
         text = "—" if math.isnan(value) else f"{value:.6g}"
     elif getattr(value, "shape", None) == () and hasattr(value, "item"):
         return _cell(value.item())  # a NumPy or JAX scalar shows as the Python number it holds
-    elif isinstance(value, (list, tuple)):
-        text = ", ".join(_cell(v) for v in value) if value else "—"
+    elif isinstance(value, (list, tuple, set, frozenset)):
+        items = sorted(value, key=str) if isinstance(value, (set, frozenset)) else value
+        text = ", ".join(_cell(v) for v in items) if value else "—"
+    elif isinstance(value, Mapping):
+        text = "; ".join(f"{_cell(k)}: {_cell(v)}" for k, v in value.items()) if value else "—"
     elif hasattr(value, "value") and hasattr(value, "name") and type(value).__module__ != "builtins":
         text = str(value.value)  # an Enum member shows its value
     else:
@@ -291,7 +296,7 @@ def claims_table() -> Any:
             expected, measured = c.description, ("holds" if c.passed else "fails")
         else:
             unit = f" {c.unit}" if c.unit else ""
-            expected, measured = f"{c.expected:.6g}{unit}", f"{c.measured:.6g}{unit}"
+            measured, expected = (text + unit for text in claim_values(c.measured, c.expected, c.atol, c.rtol))
         name = f"`{c.key}`" + (" (example)" if c.example else "")
         cells.append((name, expected.replace("|", "\\|"), measured, c.tolerance, "✓" if c.passed else "✗"))
     rendered = Table(header, cells, widths=(5, 5, 3, 3, 1), classes=("specbook-claims",))

@@ -137,6 +137,40 @@ def markdown_leaks(prose: str) -> list[str]:
     return found
 
 
+# TeX a reader sees as text, outside every formula MathJax drew: a dollar with a TeX command a few
+# characters after it ("$0 \le"), a command a few characters before a dollar ("\lambda = 0$"), a dollar
+# span holding TeX's own characters, or a bare command ("b \ge 0", where a wrapped line that began with
+# "- " made the rest of an inline formula a list item).
+_RAW_TEX = re.compile(
+    r"\$[^$\n]{0,8}?\\[A-Za-z]+"
+    r"|\\[A-Za-z]+[^$\n\\]{0,12}\$"
+    r"|(?<![\\$\w])\$(?=\S)[^$\n]{0,200}?[\\^_{}][^$\n]{0,200}?\$"
+    r"|(?<![\w\\])\\[A-Za-z]{2,}(?![A-Za-z])"
+)
+
+
+def tex_leaks(prose: str) -> list[str]:
+    r"""Inline TeX left as text outside the typeset formulas, each with a little of the text around it.
+
+    >>> for leak in tex_leaks("the complementarity $0 \\le \\lambda \\perp u^{*} + K\\lambda\nb \\ge 0\nfrom \\lambda = 0$."):
+    ...     print(leak)
+    $0 \le  (in: the complementarity $0 \le \lambda \perp u^{*})
+    \lambda  (in: plementarity $0 \le \lambda \perp u^{*} + K\lam)
+    \perp  (in: rity $0 \le \lambda \perp u^{*} + K\lambda b)
+    \ge  (in: u^{*} + K\lambda b \ge 0 from \lambda = 0$)
+    \lambda = 0$  (in: lambda b \ge 0 from \lambda = 0$.)
+    >>> tex_leaks("A price of 5 $ and 10 $ more, a set {0, 1}, x_1 in words, and C:/data")
+    []
+    >>> tex_leaks("the speed $v_0$ left as text")
+    ['$v_0$  (in: the speed $v_0$ left as text)']
+    """
+    found = []
+    for m in _RAW_TEX.finditer(prose):
+        around = " ".join(prose[max(0, m.start() - 20): m.end() + 20].split())
+        found.append(f"{m.group(0).strip()}  (in: {around})")
+    return found
+
+
 _BARE = re.compile(
     r"^(True|False|None|Ellipsis|[-+]?(\d[\d_]*\.?\d*|\.\d+)([eE][-+]?\d+)?|[-+]?(inf|nan)"
     r"|'[^'\n]*'|\"[^\"\n]*\""  # a bare string's repr

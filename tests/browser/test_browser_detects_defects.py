@@ -21,8 +21,8 @@ import pytest
 import browser_visit
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, too_tall,
-    too_wide,
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
+    too_tall, too_wide,
 )
 
 BROKEN = """<!DOCTYPE html><html><head><title>broken</title></head><body><main>
@@ -106,8 +106,10 @@ READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
 
 # Formulas typeset by the book's own MathJax, configured as Sphinx configures it: the broken page
 # writes a code constant in TeX text (its escaped underscore is drawn as a backslash and an
-# underscore) and is 20 screens tall; the clean one writes the same band with a symbol defined
-# in the prose, and a set difference whose glyph is not a backslash.
+# underscore), leaves an inline formula as text the way the contact chapter once did (a wrapped
+# line that began with "- " turned the formula's end into a list item), and is 20 screens tall;
+# the clean one writes the same band with a symbol defined in the prose, a set difference whose
+# glyph is not a backslash, the same complementarity typeset, and dollars that are prices.
 _MATH = """<!DOCTYPE html><html><head><title>{title}</title>
 <script>window.MathJax = {{"options": {{"processHtmlClass": "tex2jax_process|mathjax_process|math|output_area"}}}}</script>
 <script defer src="../_static/mathjax/tex-chtml.js"></script>
@@ -117,6 +119,9 @@ _MATH = """<!DOCTYPE html><html><head><title>{title}</title>
 MATH_BROKEN = _MATH.format(title="math-broken", body=r"""
 <p>The band is <span class="math notranslate nohighlight">\(\varepsilon = \texttt{CONTACT\_ULPS}\cdot\epsilon_{\mathrm{mach}}\)</span>.</p>
 <div class="math notranslate nohighlight">\[g_i(x, q) = \phi\bigl(x + R(q)\,p_i\bigr) - \delta\]</div>
+<p>The impulses solve the complementarity problem $0 \le \lambda \perp u^{*} + K\lambda</p>
+<ul><li><p>b \ge 0</p></li></ul>
+<p>Projected Gauss–Seidel solves it row by row, from \lambda = 0$, clamping each impulse.</p>
 <div style="height: 18000px">a page 20 screens tall</div>
 """)
 
@@ -124,6 +129,9 @@ MATH_CLEAN = _MATH.format(title="math-clean", body=r"""
 <p>The band is <span class="math notranslate nohighlight">\(\varepsilon = u\,\epsilon_{\mathrm{mach}}\,(|x| + r_e + \delta)\)</span>,
 where <span class="math notranslate nohighlight">\(u\)</span> counts units in the last place.</p>
 <div class="math notranslate nohighlight">\[A \setminus B = \{\, a \in A : a \notin B \,\}\]</div>
+<p>The impulses solve <span class="math notranslate nohighlight">\(0 \le \lambda \perp u^{*} + K\lambda - b \ge 0\)</span>,
+from <span class="math notranslate nohighlight">\(\lambda = 0\)</span>; a licence costs 5 $ and a manual 10 $, and
+<code>\lambda</code> is how the source writes it.</p>
 <div style="height: 9000px">a page 10 screens tall</div>
 """)
 
@@ -289,11 +297,19 @@ def test_figure_text_smaller_than_the_prose_is_caught(reports):
 
 def test_a_backslash_drawn_in_a_formula_is_caught(reports):
     broken, clean = reports["math-broken"].layout, reports["math-clean"].layout
-    assert len(broken["mathShown"]) == 2 and len(clean["mathShown"]) == 3  # every formula was typeset and read
+    assert len(broken["mathShown"]) == 2 and len(clean["mathShown"]) == 5  # every formula was typeset and read
     escapes = math_escapes(broken)
     assert len(escapes) == 1 and "\\" in escapes[0].split("(drawn: ")[1], escapes
     assert escapes[0].startswith(r"\varepsilon = \texttt{CONTACT\_ULPS}"), escapes
     assert not math_escapes(clean), math_escapes(clean)
+
+
+def test_tex_left_as_text_outside_the_formulas_is_caught(reports):
+    broken, clean = reports["math-broken"].layout, reports["math-clean"].layout
+    leaks = tex_leaks(broken["proseText"])
+    assert [leak.split("  (in: ")[0] for leak in leaks] == ["$0 \\le", "\\lambda", "\\perp", "\\ge", "\\lambda = 0$"], leaks
+    # the typeset formulas (TeX commands in every one), the prices and the code are not leaks
+    assert len(clean["mathShown"]) == 5 and not tex_leaks(clean["proseText"]), tex_leaks(clean["proseText"])
 
 
 def test_a_page_taller_than_the_limit_is_caught(reports):

@@ -1,4 +1,4 @@
-"""Every page as a reader sees it at 1280 px: no Markdown left as text, no stray values,
+"""Every page as a reader sees it at 1280 px: no Markdown or TeX left as text, no stray values,
 no unformatted numbers, nothing wider than the text column, no figure text too small to read,
 no backslash drawn in a formula, no page wider than the window, and no page but an API
 reference taller than 15 screens.
@@ -12,7 +12,8 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, too_tall, too_wide,
+    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
+    too_tall, too_wide,
 )
 
 PAGES = toc_pages()
@@ -24,6 +25,13 @@ API_REFERENCES = [doc for doc in PAGES if doc.rsplit("/", 1)[-1].endswith("api")
 def test_no_markdown_shows_as_text(visit, doc):
     leaks = markdown_leaks(visit(doc).layout["proseText"])
     assert not leaks, f"{doc}: Markdown a reader sees as text: {leaks}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_tex_shows_as_text(visit, doc):
+    leaks = tex_leaks(visit(doc).layout["proseText"])
+    assert not leaks, (f"{doc}: TeX a reader sees as text, outside every typeset formula (an inline formula "
+                       f"broken over lines, or a wrapped line that begins with '- '): {leaks}")
 
 
 @pytest.mark.parametrize("doc", PAGES)

@@ -162,3 +162,56 @@ def test_the_claims_table_marks_examples_and_carries_the_flag():
     assert [row[0] for row in shown.table.cells] == ["`a`", "`b` (example)"]
     data = shown._repr_mimebundle_()["application/vnd.specbook.claims+json"]
     assert [c["example"] for c in data["claims"]] == [False, True]
+
+
+# -- how a claim's values and tolerance are written -------------------------------------------------
+
+def test_a_claim_that_uses_most_of_its_tolerance_never_prints_equal_to_its_expected_value():
+    """screw_spin_kept_max used 81 % of a 1e-09 tolerance and read "measured 1; expected 1"."""
+    specbook.claim("tight", 1.0000000008125605, 1.0, atol=1e-9)
+    (row,) = specbook.claims_table().table.cells
+    assert row[1:4] == ("1", "1 + 8.1e-10", "±1e-09")
+
+
+def test_a_claim_well_inside_its_tolerance_keeps_six_digits():
+    specbook.claim("loose", 316.2310629737644, 316.2310601487156, rtol=1.6e-07, unit="rad/s")
+    specbook.claim("probe", 0.25, 0.5, atol=0.5)
+    rows = specbook.claims_table().table.cells
+    assert [row[1:3] for row in rows] == [("316.231 rad/s", "316.231 rad/s"), ("0.5", "0.25")]
+
+
+@pytest.mark.parametrize("measured, expected, atol, rtol", [
+    (1.0000000008125605, 1.0, 1e-9, None),        # 81 % of an absolute tolerance
+    (0.005999999999, 0.006, None, 2e-10),         # 83 % of a relative one
+    (-2.5e-16, 0.0, 3e-16, None),                 # near zero
+    (0.30000000000000004, 0.3, None, None),       # an exact claim, off by one rounding
+    (1.0 + 3e-7, 1.0 - 3e-7, 7e-7, None),         # both sides of a value six digits cannot split
+])
+def test_the_values_shown_tell_apart_what_uses_over_a_tenth_of_the_tolerance(measured, expected, atol, rtol):
+    from specbook._numbers import allowed, claim_values
+
+    assert abs(measured - expected) > allowed(expected, atol, rtol) / 10 or not (atol or rtol)
+    m_text, e_text = claim_values(measured, expected, atol, rtol)
+    assert m_text != e_text
+    # what is written reads back to within a tenth of the tolerance: a number, or the expected one plus a difference
+    tenth = allowed(expected, atol, rtol) / 10
+    base, _, rest = m_text.partition(" ")
+    shown = float(m_text) if not rest else (expected if base == "expected" else float(base)) + float(rest.replace(" ", ""))
+    assert abs(shown - measured) <= max(tenth, abs(measured - expected) * 0.05)
+
+
+def test_the_claims_page_writes_a_claims_values_from_its_tolerance_and_keeps_each_number_whole():
+    from docutils import nodes
+
+    from specbook._claims_page import _unbroken, _unbroken_html, _values
+
+    claim = {"measured": 1.0000000008125605, "expected": 1.0, "atol": 1e-9, "rtol": None, "unit": "",
+             "tolerance": "±1e-09"}
+    text = _values(claim)
+    assert text == "measured 1 + 8.1e-10; expected 1 (±1e-09)"
+    assert _unbroken_html("(±1.77636e-15 m + 1.6e-07 relative)") == (
+        '(<span class="specbook-nowrap">±1.77636e-15</span> m + <span class="specbook-nowrap">1.6e-07</span> relative)')
+    parts = _unbroken("expected 1e-06 (±1e-06)")
+    assert [(type(p).__name__, p.astext()) for p in parts] == [
+        ("Text", "expected "), ("inline", "1e-06"), ("Text", " ("), ("inline", "±1e-06"), ("Text", ")")]
+    assert all(p["classes"] == ["specbook-nowrap"] for p in parts if isinstance(p, nodes.inline))

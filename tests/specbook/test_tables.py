@@ -59,7 +59,7 @@ def test_a_list_table_cell_renders_as_its_text():
     from markdown_it import MarkdownIt
 
     md = MarkdownIt("commonmark")
-    for text in ("#", "1. first", "- x", "> quote", "2) two", "==="):
+    for text in ("#", "1. first", "- x", "> quote", "2) two", "===", "%", "% of the steps"):
         cell = specbook.table([{"c": text}]).markdown.splitlines()[-2].removeprefix("* - ")
         tokens = md.parse(cell)
         assert [t.type for t in tokens] == ["paragraph_open", "inline", "paragraph_close"], text
@@ -178,3 +178,24 @@ def test_known_defects_refuses_what_is_not_a_record_or_a_row():
         specbook.known_defects([object()], ["specbook.claim"])
     with pytest.raises(TypeError, match=r"mapping_rows\[0\]"):
         specbook.known_defects(RECORDS, [3])
+
+
+def test_a_mapping_list_or_set_in_a_cell_reads_as_text_never_as_a_repr():
+    rows = [{"v": {"every named claim broken": "caught", "nothing broken": "survived"}},
+            {"v": ["gone", "twice"]}, {"v": {"twice", "gone"}}, {"v": {}}, {"v": {"order": 2.0000000000000004}}]
+    assert [row[0] for row in specbook.table(rows).cells] == [
+        "every named claim broken: caught; nothing broken: survived", "gone, twice", "gone, twice", "—", "order: 2"]
+
+
+def test_a_cell_holding_a_percent_sign_is_not_a_myst_comment():
+    """MyST drops a line that starts with "%" as a comment: the note's figures lost their unit "%"."""
+    from myst_parser.parsers.mdit import create_md_parser
+    from myst_parser.config.main import MdParserConfig
+    from markdown_it.renderer import RendererHTML
+
+    shown = specbook.table([{"figure": "cd_phase_error", "unit": "%"}])
+    cell = shown.markdown.splitlines()[-2]
+    assert cell == "  - \\%"
+    md = create_md_parser(MdParserConfig(), RendererHTML)
+    assert md.render(cell.removeprefix("  - ")).strip() == "<p>%</p>"
+    assert md.render("%").strip() == "<!--  -->"  # what the cell held before: a comment

@@ -423,8 +423,8 @@ class Contact(Interaction):
         ),
         ValidityLine(
             "projection",
-            "each step holds one point of each of the hull's GROUPS groups, the deepest its starts "
-            "reach: a body touching in more places than that within one group (a screw lying along "
+            f"each step holds one point of each of the hull's {_hold.GROUPS} groups, the deepest its "
+            "starts reach: a body touching in more places than that within one group (a screw lying along "
             "the floor on several crest passes) is held at the group's deepest, the others left to "
             "the projection after the step when they pass the margin. The first pass holds each "
             "group's deepest where the step ended, the second each group's deepest where the first "

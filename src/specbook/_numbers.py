@@ -1,0 +1,70 @@
+"""How a claim's measured and expected values are written for a reader.
+
+A claims table prints the two values side by side with six significant digits. That hides a
+difference that uses most of a tight tolerance: ``1.0000000008`` against ``1`` with a tolerance
+of ``1e-09`` read "measured 1; expected 1". Writing more digits would show it, but a long run
+of zeros or nines reads as a float's binary noise. So where six digits cannot resolve a tenth
+of what the tolerance allows, and the difference is more than that tenth, the measured value is
+written as the expected one plus the difference: ``1 + 8.1e-10``.
+
+This module imports nothing of the book: both the per-page claims table
+(:mod:`specbook._tables`) and the Claims page (:mod:`specbook._claims_page`) use it.
+"""
+
+from __future__ import annotations
+
+import math
+
+__all__ = ["allowed", "claim_values"]
+
+DIGITS = 6
+"""The significant digits a claim's values are written with."""
+
+
+def allowed(expected: float, atol: float | None, rtol: float | None) -> float:
+    """What a claim's tolerance allows, ``atol + rtol * |expected|`` (a missing tolerance counts as zero).
+
+    >>> allowed(2.0, 0.5, 0.25), allowed(2.0, None, None)
+    (1.0, 0.0)
+    """
+    return (atol or 0.0) + (rtol or 0.0) * abs(expected)
+
+
+def _written(value: float) -> str:
+    return f"{value:.{DIGITS}g}"
+
+
+def claim_values(measured: float, expected: float, atol: float | None = None, rtol: float | None = None
+                 ) -> tuple[str, str]:
+    """A claim's measured and expected values as a reader sees them: ``(measured, expected)``.
+
+    Six significant digits, unless they would hide a difference of more than a tenth of what the
+    tolerance allows (any difference, for an exact claim); then the measured value is the
+    expected one plus the difference, to two digits:
+
+    >>> claim_values(1.0000000008125605, 1.0, atol=1e-9)  # 81 % of the tolerance
+    ('1 + 8.1e-10', '1')
+    >>> claim_values(0.1 + 0.2, 0.3)  # an exact claim that fails by one rounding
+    ('0.3 + 5.6e-17', '0.3')
+    >>> claim_values(0.25, 0.5, atol=0.5), claim_values(316.2310629737644, 316.2310601487156, rtol=1.6e-07)
+    (('0.25', '0.5'), ('316.231', '316.231'))
+
+    The last pair uses a twentieth of its tolerance, so six digits are enough to read it. Where
+    the expected value itself is not written exactly, the difference is added to "expected":
+
+    >>> claim_values(0.6 + 4e-11, 0.6 - 1e-15, atol=5e-11)
+    ('expected + 4e-11', '0.6')
+    >>> claim_values(float("nan"), 1.0, atol=0.1)
+    ('nan', '1')
+    """
+    m_text, e_text = _written(measured), _written(expected)
+    if not (math.isfinite(measured) and math.isfinite(expected)) or measured == expected:
+        return m_text, e_text
+    tenth = allowed(expected, atol, rtol) / 10
+    difference = measured - expected
+    resolved = (abs(float(m_text) - measured) <= tenth / 2 and abs(float(e_text) - expected) <= tenth / 2
+                and m_text != e_text)
+    if resolved or (tenth > 0 and abs(difference) <= tenth):
+        return m_text, e_text
+    base = e_text if float(e_text) == expected else "expected"
+    return f"{base} {'+' if difference > 0 else '-'} {abs(difference):.2g}", e_text

@@ -84,7 +84,7 @@ def _narrow_tube() -> tuple[float, float]:
 
 @lru_cache(maxsize=None)
 def mesh_spin() -> tuple[float, float]:
-    """The 24-sided mesh of the contact page's cylinder spun on the floor, held at its samples:
+    """The 24-sided mesh of the support-mapping page's cylinder spun on the floor, held at its samples:
     ``(share of its spin kept at the end, share of steps flagged held_by_samples)``."""
     from mime import demos
 
@@ -94,7 +94,7 @@ def mesh_spin() -> tuple[float, float]:
 
 @lru_cache(maxsize=None)
 def screw_spin(spacings: tuple[float, ...] = SCREW_SPACINGS) -> tuple[float, ...]:
-    """The share of its spin the contact page's screw keeps on the floor, held by its support, per spacing."""
+    """The share of its spin the support-mapping page's screw keeps on the floor, held by its support, per spacing."""
     from mime import demos
 
     return tuple(row.kept for row in demos.screw_spin_by_spacing(spacings=spacings))
@@ -367,17 +367,17 @@ RECORDS = (
         resolved_in=None,
         pinned_by=f"{_TESTS}::test_a_body_of_revolution_spun_on_the_floor_keeps_its_spin",
         summary=(
-            "Contact 0.1.0 (CentreContact) keeps the body's centre away from the wall by the body's "
-            "extent about its own axis and never looks at the orientation, so a long capsule turned "
-            "across the narrow tube pushes its ends through the wall; 0.4.0 holds the hull's own points "
-            "and keeps the margin to rounding, which resolves that part (measured on the contact page's "
-            "turning capsule). What stays open: a hull with no support query (a box, a lab's mesh) is "
-            "held at whichever sample is nearest, not on its line of contact, so the inelastic hold "
-            "works as a friction and a jolt sized by the spacing; the contact page's 24-sided mesh of "
-            "a cylinder, spun about its axis on the floor, loses nearly all of its spin, with "
-            "held_by_samples raised. A screw held at its own support points, where the smooth "
-            "cylinder keeps its spin to the last bit, still loses a small share at some spacings and "
-            "none at others, within a narrow band over the spacings tried; why is not shown."
+            "Contact 0.1.0 (CentreContact) keeps the body's centre away from the wall by the body's extent "
+            "about its own axis and never looks at the orientation, so a long capsule turned across the "
+            "narrow tube pushes its ends through the wall; 0.4.0 holds the hull's own points and keeps the "
+            "margin to rounding, which resolves that part (measured on the turning capsule of the chapter's "
+            "page on the hold on real bodies). What stays open: a hull with no support query (a box, a lab's "
+            "mesh) is held at whichever sample is nearest, not on its line of contact, so the inelastic hold "
+            "works as a friction and a jolt sized by the spacing; the support-mapping page's 24-sided mesh of "
+            "a cylinder, spun about its axis on the floor, keeps none of its spin: it swings, turns back and "
+            "ends rocking about zero, with held_by_samples raised. A screw held at its own support points, "
+            "where the smooth cylinder keeps its spin to the last bit, still loses a small share at some "
+            "spacings and none at others, within a narrow band over the spacings tried; why is not shown."
         ),
         figures={"pass_through_010_mm": 0.24999873219642804, "mesh_spin_kept": -0.0012399674192566177,
                  "mesh_held_by_samples_share": 1.0, "screw_spin_lost_most": 0.0014676174914262097},
@@ -401,7 +401,7 @@ RECORDS = (
             "inside of a tube the distance bends with the wall, and a group lying at the wall can show "
             "more places whose depths are within the samples' shortfall of its nearest sample, so the "
             "samples cannot say which is deepest and some get no start; nothing flags it. The record "
-            "places the seed's microrobot screw and the contact page's spinning screw against the "
+            "places the seed's microrobot screw and the support-mapping page's spinning screw against the "
             "narrow tube's wall at random poses (axis within 25 degrees of the tube's, spacing equal "
             "to the margin, the coarsest whose shortfall stays within it) and counts the poses where a "
             "group at the wall has more such places than starts. In the poses inspected the deepest "
@@ -462,7 +462,7 @@ RECORDS = (
         resolved_in=None,
         pinned_by=f"{_SWEEP_TESTS}::test_ellipsoid_keeps_the_margin_to_keep_atol_over_the_page_sweep",
         summary=(
-            "Found by the contact page's sweep of random starts (mime.sweep.margin_sweep). On steps "
+            "Found by the contact chapter's sweep of random starts (mime.sweep.margin_sweep). On steps "
             "where the pose is projected back onto the margin, the projection's last iteration moves "
             "the body without choosing its deepest point again, so a turned ellipsoid, whose deepest "
             "point moves as it turns, can end past the margin by about a picometre: far below any "
@@ -479,7 +479,7 @@ RECORDS = (
         resolved_in=None,
         pinned_by=f"{_SWEEP_TESTS}::test_no_held_point_is_left_moving_in_over_the_page_sweep",
         summary=(
-            "Found by the contact page's sweep of random starts. The second pass removes the velocity "
+            "Found by the contact chapter's sweep of random starts. The second pass removes the velocity "
             "into the surface at the points it projects; the impulses there also turn the body, and "
             "the turn can leave a point the first pass held moving inward at the end of the step. The "
             "next step holds that point before it moves, so the margin is kept, but the velocity the "

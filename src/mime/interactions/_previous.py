@@ -58,7 +58,14 @@ class CentreContact(Interaction):
 
     settings: ClassVar[tuple[Setting, ...]] = Contact.settings[:3]  # margin, rule, rung
     roles: ClassVar[tuple[Role, ...]] = Contact.roles
-    rungs: ClassVar[tuple[Rung, ...]] = Contact.rungs
+    rungs: ClassVar[tuple[Rung, ...]] = (
+        Contact.rungs[0],  # projection, as 0.4.0 declares it
+        Rung("penalty", built=False,
+             note="0.1.0 holds the centre by projection alone; the penalty rung is built from version 0.4.0 on "
+                  "(Contact.Penalty)"),
+    )
+    """Projection alone is built. The penalty rung, which 0.4.0 builds, is reserved here, so that a
+    ``CentreContact(rung="penalty")`` is refused at its plan instead of holding the centre by projection."""
     gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP
     switches: ClassVar[tuple[Switch, ...]] = tuple(
         _BY_NAME[n]

@@ -43,3 +43,12 @@ def test_plan_calls_the_centre_confinement(monkeypatch):
     out = CentreContact.Projection(margin=mm(0.2)).plan(body=body, surface=surface, profile="validated")
     assert out == "centre"
     assert calls == {"margin": 0.2 * 1e-3, "rule": "remove_outward", "body": body, "surface": surface}
+
+
+def test_its_penalty_rung_is_reserved_and_refused():
+    """0.1.0 built projection alone: asked for the penalty rung, it says so rather than hold the centre."""
+    assert [(r.name, r.built) for r in CentreContact.rungs] == [("projection", True), ("penalty", False)]
+    assert [r.name for r in CentreContact.built_rungs()] == ["projection"]
+    with pytest.raises(ValidationError, match=r"mime/contact 0\.1\.0: rung = 'penalty' is not allowed; expected "
+                                              r"one of projection \(penalty is reserved, not built: 0\.1\.0 holds"):
+        CentreContact(rung="penalty", margin=mm(0.1))

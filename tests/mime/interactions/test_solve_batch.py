@@ -161,3 +161,13 @@ def test_a_large_batch_under_vmap_is_each_system_alone():
         for b in range(0, LARGE, 7):
             alone = _one(*(jnp.asarray(s[name][b]) for name in _ORDER))
             _close(alone, tuple(x[b] for x in together))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.booleans(), min_size=1, max_size=300))
+def test_the_needing_systems_come_first_as_a_stable_sort_puts_them(flags):
+    """The tiles' order is counted, not sorted (``_needing_first``): it must be ``argsort(~needed, stable=True)``."""
+    needed = jnp.asarray(flags)
+    order = jax.jit(_solve._needing_first)(needed)
+    assert order.dtype == jnp.int32
+    assert np.array_equal(np.asarray(order), np.argsort(~np.asarray(flags), kind="stable"))

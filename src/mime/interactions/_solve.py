@@ -192,7 +192,7 @@ def _solve_last(needed: Array, K: Array, u0: Array, target: Array, active: Array
     and ``sweeps`` ``(B,)``), sweeping only the systems that need it.
 
     A system that needs no sweep returns ``(+0.0, u0, 0.0)``, as :func:`solve` does. The others are
-    put first (a stable order, ``argsort``) and swept ``SOLVE_TILE`` at a time by
+    put first (the order of a stable ``argsort``, counted by ``_needing_first``) and swept ``SOLVE_TILE`` at a time by
     ``_sweeps_last``; each tile runs until its own systems stop, and its results are written back
     to their places. The last tile's start is held within the batch, so it may sweep again a few
     systems of the tile before or systems that need no sweep: each gets what it gets in any

@@ -16,6 +16,7 @@ from typing import Any
 
 from specbook._glue import glue_raw, as_float
 from specbook._mode import RECORD_ENV, raising, record_mode, reset_notes
+from specbook._numbers import allowed as _allowed
 from specbook._quiet import HOLDS, Measured
 
 __all__ = [
@@ -227,7 +228,7 @@ def claim(
     atol = _check_tolerance("atol", atol)
     m = as_float(measured, name="measured")
     e = as_float(expected, name="expected")
-    allowed = (atol or 0.0) + (rtol or 0.0) * abs(e)
+    allowed = _allowed(e, atol, rtol)
     diff = abs(m - e)
     passed = math.isfinite(m) and math.isfinite(e) and diff <= allowed
     if source is not None and not isinstance(source, Source):

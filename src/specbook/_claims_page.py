@@ -69,7 +69,7 @@ def _of(part: int, whole: int) -> str:
 
 
 def _shown(value: Any) -> str:
-    return f"{value:.6g}" if isinstance(value, (int, float)) and not isinstance(value, bool) else str(value)
+    return f"{value:.6g}" if _number(value) else str(value)
 
 
 def _number(value: Any) -> bool:
@@ -93,29 +93,29 @@ def _values(claim: dict[str, Any]) -> str:
 _NUMBER = re.compile(r"[±+\-−]?\d[\d.,]*(?:[eE][-+−]?\d+)?")
 
 
-def _unbroken_html(text: str) -> str:
-    """``text`` escaped for HTML, each number in a span that the book's CSS keeps on one line."""
+def _pieces(text: str) -> list[tuple[str, bool]]:
+    """``text`` cut into ``(piece, is_number)``, every number a piece of its own."""
     out, at = [], 0
     for match in _NUMBER.finditer(text):
-        out.append(html.escape(text[at:match.start()]))
-        out.append(f'<span class="specbook-nowrap">{html.escape(match.group(0))}</span>')
+        if match.start() > at:
+            out.append((text[at:match.start()], False))
+        out.append((match.group(0), True))
         at = match.end()
-    out.append(html.escape(text[at:]))
-    return "".join(out)
+    if at < len(text):
+        out.append((text[at:], False))
+    return out
+
+
+def _unbroken_html(text: str) -> str:
+    """``text`` escaped for HTML, each number in a span that the book's CSS keeps on one line."""
+    return "".join(f'<span class="specbook-nowrap">{html.escape(piece)}</span>' if number else html.escape(piece)
+                   for piece, number in _pieces(text))
 
 
 def _unbroken(text: str) -> list[nodes.Node]:
     """``text`` as docutils nodes, each number an inline node that the book's CSS keeps on one line."""
-    out: list[nodes.Node] = []
-    at = 0
-    for match in _NUMBER.finditer(text):
-        if match.start() > at:
-            out.append(nodes.Text(text[at:match.start()]))
-        out.append(nodes.inline("", match.group(0), classes=["specbook-nowrap"]))
-        at = match.end()
-    if at < len(text):
-        out.append(nodes.Text(text[at:]))
-    return out
+    return [nodes.inline("", piece, classes=["specbook-nowrap"]) if number else nodes.Text(piece)
+            for piece, number in _pieces(text)]
 
 
 def _breakable(text: str) -> str:

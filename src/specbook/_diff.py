@@ -14,6 +14,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
+from specbook import _numbers
+
 __all__ = ["MOVE_FRACTION", "LedgerDiff", "diff_ledgers"]
 
 MOVE_FRACTION = 0.1
@@ -52,7 +54,7 @@ def _float(value: Any) -> float:
 
 
 def _allowed(entry: dict[str, Any]) -> float:
-    return (entry.get("atol") or 0.0) + (entry.get("rtol") or 0.0) * abs(_float(entry.get("expected")))
+    return _numbers.allowed(_float(entry.get("expected")), entry.get("atol"), entry.get("rtol"))
 
 
 def diff_ledgers(old: dict[str, Any], new: dict[str, Any], fraction: float = MOVE_FRACTION) -> LedgerDiff:

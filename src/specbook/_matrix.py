@@ -47,6 +47,7 @@ import re
 from pathlib import Path
 from typing import Any, Iterable, Mapping
 
+from specbook._numbers import allowed as _allowed
 from specbook.keys import why_stale
 
 __all__ = ["MATRIX", "RUNS", "RUN_VERSION", "annotate", "cells_hash", "declaration_files", "fault_key",
@@ -276,7 +277,7 @@ def tolerance_used(claim: Mapping[str, Any]) -> float | None:
     m, e = _number(claim.get("measured")), _number(claim.get("expected"))
     if m is None or e is None:
         return None
-    allowed = (claim.get("atol") or 0.0) + (claim.get("rtol") or 0.0) * abs(e)
+    allowed = _allowed(e, claim.get("atol"), claim.get("rtol"))
     if not allowed:
         return None
     if not (math.isfinite(m) and math.isfinite(e)):

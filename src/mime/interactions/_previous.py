@@ -65,7 +65,7 @@ class CentreContact(Interaction):
                   "(Contact.Penalty)"),
     )
     """Projection alone is built. The penalty rung, which 0.4.0 builds, is reserved here, so that a
-    ``CentreContact(rung="penalty")`` is refused at its plan instead of holding the centre by projection."""
+    ``CentreContact(rung="penalty")`` is refused when it is made instead of holding the centre by projection."""
     gradient: ClassVar[GradientStatus] = GradientStatus.PIECEWISE_JUMP
     switches: ClassVar[tuple[Switch, ...]] = tuple(
         _BY_NAME[n]

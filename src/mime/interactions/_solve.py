@@ -192,8 +192,8 @@ def _solve_last(needed: Array, K: Array, u0: Array, target: Array, active: Array
     and ``sweeps`` ``(B,)``), sweeping only the systems that need it.
 
     A system that needs no sweep returns ``(+0.0, u0, 0.0)``, as :func:`solve` does. The others are
-    put first (the order of a stable ``argsort``, counted by ``_needing_first``) and swept ``SOLVE_TILE`` at a time by
-    ``_sweeps_last``; each tile runs until its own systems stop, and its results are written back
+    put first (the order of a stable ``argsort``, counted by ``_needing_first``) and swept
+    ``SOLVE_TILE`` at a time by ``_sweeps_last``; each tile runs until its own systems stop, and its results are written back
     to their places. The last tile's start is held within the batch, so it may sweep again a few
     systems of the tile before or systems that need no sweep: each gets what it gets in any
     company (its arithmetic never reads another system's), so writing it twice writes the same
@@ -226,10 +226,10 @@ def _needing_first(needed: Array) -> Array:
     scatter take a few.
     """
     needing = needed.astype(jnp.int32)
-    before_needing = jnp.cumsum(needing) - needing
-    before_other = jnp.cumsum(1 - needing) - (1 - needing)
-    place = jnp.where(needed, before_needing, jnp.sum(needing) + before_other)
     index = jnp.arange(needed.shape[0], dtype=jnp.int32)
+    before_needing = jnp.cumsum(needing) - needing
+    before_other = index - before_needing  # the systems before this one, less those that need a sweep
+    place = jnp.where(needed, before_needing, jnp.sum(needing) + before_other)
     return jnp.zeros_like(index).at[place].set(index, unique_indices=True)
 
 

@@ -60,6 +60,22 @@ def test_first_least_is_argmin_under_mimes_options_at_the_holds_width(rows):
         assert np.array_equal(np.asarray(_least_mime(jnp.asarray(g))), np.argmin(g, axis=1))
 
 
+@settings(max_examples=50, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 19), st.integers(0, 7), st.integers(0, SAMPLE_CHUNK - 1)),
+                min_size=1, max_size=6))
+def test_first_least_in_a_callers_batched_program_takes_nan_as_argmin_does(nans):
+    """A caller who traces the hold into a ``jax.jit(jax.vmap(...))`` of their own compiles it under
+    XLA's default options, where a row's ``min`` handed to YNNPACK drops a NaN (jaxlib 0.10.2;
+    ``tests/mime/test_compile.py`` pins it). The halves take no ``min``, so the index is still
+    ``argmin``'s: the NaN's."""
+    with jax.enable_x64(True):
+        g = np.linspace(-1.0, 1.0, 20 * 8 * SAMPLE_CHUNK).reshape(20, 8, SAMPLE_CHUNK)[:, :, ::-1].copy()
+        for batch, group, column in nans:
+            g[batch, group, column] = np.nan
+        got = np.asarray(jax.jit(jax.vmap(_first_least))(jnp.asarray(g)))
+        assert np.array_equal(got, np.argmin(g, axis=2))
+
+
 def test_first_least_has_no_chained_reduction():
     """XLA's CPU backend runs a row's ``min`` as one chain of dependent comparisons, several times
     slower on a batch's gaps than the halves' independent ones: the choice's scan holds none."""

@@ -827,14 +827,19 @@ class HullHold:
         """:meth:`choose` where every group's search reaches one point (``search_once``): the flat
         surface's normal is the same at every start and the support ignores the start, so the
         point is searched once, at the part's origin, and held by every group."""
-        R = rotation.matrix(q)
-        _, n0 = self.surface.distance_and_normal(x)
-        pt = self.support_once(-matmul3(R.T, n0))
+        pt = self._support_toward_surface(x, rotation.matrix(q))
         masks = jnp.asarray(self.lever_masks, dtype=x.dtype)
         point = jnp.broadcast_to(pt, (GROUPS, 3))
         mask = jnp.broadcast_to(masks[0], (GROUPS, 3))
         yes, no = jnp.ones(GROUPS, bool), jnp.zeros(GROUPS, bool)
         return _Choice(point, mask, jnp.zeros(GROUPS, self.part.dtype), yes, no, no)
+
+    def _support_toward_surface(self, x: Array, R: Array) -> Array:
+        """The hull's support point (body frame, m, ``(3,)``) along the surface's inward normal at the
+        centre ``x``, seen from the body turned by ``R``: where every group's search lands when
+        ``search_once`` holds (one normal for the whole surface, a support that ignores its start)."""
+        _, n0 = self.surface.distance_and_normal(x)
+        return self.support_once(-matmul3(R.T, n0))
 
     def refine(self, x: Array, q: Array, held: Held, points: Array, iterations: int) -> Array:
         """The held support points searched again at the pose ``(x, q)``, each from itself (samples stay).
@@ -844,11 +849,9 @@ class HullHold:
         ``iterations`` repeats (on a flat wall one search at the pose is exact).
         """
         R = rotation.matrix(q)
-        surface = self.surface
 
         def once(points: Array) -> Array:  # every point's search lands on the one support point (see choose)
-            _, n0 = surface.distance_and_normal(x)
-            return jnp.broadcast_to(self.support_once(-matmul3(R.T, n0)), points.shape)
+            return jnp.broadcast_to(self._support_toward_surface(x, R), points.shape)
 
         def one(p: Array, part: Array, ok: Array) -> Array:
             new, conv = self._search_from(x, R, p, part)

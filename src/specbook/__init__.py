@@ -14,6 +14,7 @@ from specbook._claims import (
     forget, independent, raising, record_mode, recorded_failures, reset_claims, seed_figure,
 )
 from specbook._glue import as_float, glue
+from specbook._numbers import scientific
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
 from specbook._figures import (
     COLUMN_PX, PROSE_MIN_PX, FigureDefect, FigureTooSmall, figure, figure_defects, smallest_font_pt,
@@ -59,6 +60,7 @@ __all__ = [
     "recorded_failures",
     "reset_claims",
     "resolve",
+    "scientific",
     "seed_figure",
     "smallest_font_pt",
     "table",

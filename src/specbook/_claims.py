@@ -124,8 +124,8 @@ class Claim:
     def tolerance(self) -> str:
         """Return the tolerance as a reader sees it (``exact``, an absolute band, a relative one, or both)."""
         parts = []
-        if self.atol:
-            parts.append(f"±{self.atol:g}" + (f" {self.unit}" if self.unit else ""))
+        if self.atol:  # three significant digits at most: a computed tolerance (0.300133) reads as 0.3
+            parts.append(f"±{self.atol:.3g}" + (f" {self.unit}" if self.unit else ""))
         if self.rtol:
             parts.append(f"{self.rtol:.2g} relative")
         return " + ".join(parts) if parts else "exact"

@@ -7,15 +7,19 @@ of zeros or nines reads as a float's binary noise. So where six digits cannot re
 of what the tolerance allows, and the difference is more than that tenth, the measured value is
 written as the expected one plus the difference: ``1 + 8.1e-10``.
 
+Prose writes a small or large number in powers of ten (:func:`scientific`: ``1.5 × 10⁻¹⁸``), not
+in a float's e-notation.
+
 This module imports nothing of the book: both the per-page claims table
-(:mod:`specbook._tables`) and the Claims page (:mod:`specbook._claims_page`) use it.
+(:mod:`specbook._tables`) and the Claims page (:mod:`specbook._claims_page`) use it, and so do the
+pages' sentences (``specbook.scientific``).
 """
 
 from __future__ import annotations
 
 import math
 
-__all__ = ["allowed", "claim_values"]
+__all__ = ["allowed", "claim_values", "scientific"]
 
 DIGITS = 6
 """The significant digits a claim's values are written with."""
@@ -28,6 +32,45 @@ def allowed(expected: float, atol: float | None, rtol: float | None) -> float:
     (1.0, 0.0)
     """
     return (atol or 0.0) + (rtol or 0.0) * abs(expected)
+
+
+_SUPERSCRIPTS = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
+_UNBROKEN = "\u00a0×\u00a0"
+
+
+def scientific(value: float, digits: int = 2) -> str:
+    """``value`` in powers of ten as prose writes it, to ``digits`` significant digits.
+
+    The mantissa and the power are joined by no-break spaces, so the number never breaks over two
+    lines; a mantissa of exactly one is left out (a power of ten), and a minus sign is the
+    typographic one:
+
+    >>> scientific(1.4999e-18), scientific(-3.0e-5, digits=1), scientific(1e-12, digits=1)
+    ('1.5\xa0×\xa010⁻¹⁸', '−3\xa0×\xa010⁻⁵', '10⁻¹²')
+    >>> scientific(2.5e6, digits=3), scientific(9.96e-7, digits=2)
+    ('2.50\xa0×\xa010⁶', '1.0\xa0×\xa010⁻⁶')
+
+    Zero of either sign is ``0``; infinities and NaN (a value a fault may bend) are written as Python writes them:
+
+    >>> scientific(0.0), scientific(float("inf")), scientific(float("nan"))
+    ('0', 'inf', 'nan')
+
+    Raises:
+        ValueError: where ``digits`` is not a whole number of at least 1, naming it.
+    """
+    if isinstance(digits, bool) or not isinstance(digits, int) or digits < 1:
+        raise ValueError(f"digits = {digits!r} is not allowed; expected a whole number of at least 1")
+    value = float(value)
+    if value == 0.0:
+        return "0"  # either sign
+    if not math.isfinite(value):
+        return f"{value:g}"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    power = "10" + str(int(exponent)).translate(_SUPERSCRIPTS)
+    sign, digits_shown = ("−", mantissa[1:]) if mantissa.startswith("-") else ("", mantissa)
+    if digits_shown == "1":
+        return sign + power
+    return sign + digits_shown + _UNBROKEN + power
 
 
 def _written(value: float) -> str:

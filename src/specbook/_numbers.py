@@ -92,8 +92,13 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
     >>> claim_values(0.25, 0.5, atol=0.5), claim_values(316.2310629737644, 316.2310601487156, rtol=1.6e-07)
     (('0.25', '0.5'), ('316.231', '316.231'))
 
-    The last pair uses a twentieth of its tolerance, so six digits are enough to read it. Where
-    the expected value itself is not written exactly, the difference is added to "expected":
+    The last pair uses a twentieth of its tolerance, so six digits are enough to read it. The line is
+    a tenth: a difference of 15 % of the tolerance that six digits hide is written out, one of 8 % is not:
+
+    >>> claim_values(1.0 + 1.5e-10, 1.0, atol=1e-9), claim_values(1.0 + 8e-11, 1.0, atol=1e-9)
+    (('1 + 1.5e-10', '1'), ('1', '1'))
+
+    Where the expected value itself is not written exactly, the difference is added to "expected":
 
     >>> claim_values(0.6 + 4e-11, 0.6 - 1e-15, atol=5e-11)
     ('expected + 4e-11', '0.6')

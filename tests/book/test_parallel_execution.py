@@ -167,6 +167,27 @@ def test_the_environment_record_holds_what_shapes_results():
     assert keys.environment_record({"JAX_PLATFORMS": "cpu"})["jax_platforms"] == "cpu"
 
 
+# JAX's settings that change what a page computes: each must key the page when set
+SHAPING = ("JAX_DISABLE_JIT", "JAX_DEFAULT_MATMUL_PRECISION", "JAX_NUMPY_RANK_PROMOTION", "JAX_DEFAULT_PRNG_IMPL",
+           "JAX_DEBUG_NANS", "JAX_DEBUG_INFS", "JAX_ENABLE_CHECKS", "JAX_NUMPY_DTYPE_PROMOTION",
+           "JAX_THREEFRY_PARTITIONABLE", "JAX_DEFAULT_DTYPE_BITS", "JAX_SOFTMAX_CUSTOM_JVP")
+# and the ones left out on purpose: where the compilation cache lives, logging, and the two the
+# record keeps under its own names
+NEUTRAL = ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS",
+           "JAX_PERSISTENT_CACHE_MIN_ENTRY_SIZE_BYTES", "JAX_LOG_COMPILES", "JAX_LOGGING_LEVEL",
+           "JAX_TRACEBACK_FILTERING", "JAX_EXPLAIN_CACHE_MISSES", "JAX_ENABLE_X64", "JAX_PLATFORMS")
+
+
+@pytest.mark.parametrize("name", SHAPING)
+def test_a_jax_setting_that_changes_results_keys_the_page(name):
+    assert keys.environment_record({name: "1"})[name] == "1"
+
+
+@pytest.mark.parametrize("name", NEUTRAL)
+def test_a_jax_setting_that_changes_no_result_is_left_out_of_the_key(name):
+    assert name not in keys.environment_record({name: "1"})
+
+
 def test_why_stale_names_what_changed(tmp_path):
     (tmp_path / "src").mkdir()
     (tmp_path / "src" / "a.py").write_text("A = 1\n")

@@ -71,3 +71,37 @@ def test_exceeding_the_event_bound_is_an_error():
     system = System([PointElement("ball", x=0.5, x_d1=50.0)], walls, ContinuousSpace(1))
     with pytest.raises(EventLimitError, match=r"max_events=4.*larger max_events or a smaller dt"):
         Simulation(system, dt=0.5, max_events=4).run(until=1.0)
+
+
+def test_a_step_with_exactly_max_events_crossings_completes():
+    """The bound is on more than ``max_events`` crossings: the seven bounces of one step of 2.0 s between
+    walls 1 apart at 3.7 per s complete under ``max_events=7``, and are refused under 6."""
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    walls = [
+        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
+        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
+    ]
+    system = System([PointElement("ball", x=0.25, x_d1=3.7)], walls, ContinuousSpace(1))
+    trajectory = Simulation(system, dt=2.0, max_events=7).run(until=2.0).trajectory_
+    assert len(trajectory.events) == 7
+    with pytest.raises(EventLimitError, match=r"max_events=6"):
+        Simulation(system, dt=2.0, max_events=6).run(until=2.0)
+
+
+def test_a_chain_advances_by_its_taylor_polynomial():
+    """Between events a chain of derivatives moves by its exact polynomial, each term over its factorial:
+    a constant jerk j from (x, v, a) gives x + v t + a t^2/2 + j t^3/6."""
+    import jax
+    import jax.numpy as jnp
+
+    from skcomplex.engine._stepper import advance_states, chains_of
+
+    states = {"x": 1.0, "x_d1": 2.0, "x_d2": 3.0, "x_d3": 4.0}  # one element's states
+    t = 0.5
+    with jax.enable_x64(True):
+        out = advance_states({k: jnp.asarray(v) for k, v in states.items()}, chains_of(states), jnp.asarray(t))
+    assert float(out["x"]) == pytest.approx(1 + 2 * t + 3 * t**2 / 2 + 4 * t**3 / 6, rel=1e-15)
+    assert float(out["x_d1"]) == pytest.approx(2 + 3 * t + 4 * t**2 / 2, rel=1e-15)
+    assert float(out["x_d2"]) == pytest.approx(3 + 4 * t, rel=1e-15)
+    assert float(out["x_d3"]) == 4.0

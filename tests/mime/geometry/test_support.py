@@ -156,3 +156,17 @@ def test_hull_parts_size_and_extent():
 def test_bad_input_is_a_validation_error_naming_the_argument(make, match):
     with pytest.raises(ValidationError, match=match):
         make()
+
+
+@pytest.mark.parametrize("hull", [Sphere(1e-3), Ellipsoid(1e-3, 6e-4, 3e-4), Capsule(radius=3e-4, length=1e-3),
+                                  Cylinder(radius=4e-4, length=8e-4), Box(1e-3, 6e-4, 4e-4)],
+                         ids=lambda h: type(h).__name__)
+def test_each_sample_normal_is_the_outward_normal_of_a_supporting_plane(hull):
+    """A convex hull lies wholly behind the tangent plane at each of its surface points: for every
+    sample ``p`` with normal ``n``, no sample ``q`` has ``n . (q - p)`` above rounding. A normal that
+    leans off the surface's (the ellipsoid's ``u * axes`` for ``u / axes``) has samples in front."""
+    points, normals = hull.sample(1.2e-4)[:2]
+    points, normals = np.asarray(points), np.asarray(normals)
+    np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, rtol=1e-12)
+    ahead = np.max(normals @ points.T - np.sum(normals * points, axis=1)[:, None])
+    assert ahead <= 1e-12 * np.max(np.abs(points)), ahead

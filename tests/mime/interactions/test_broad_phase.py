@@ -129,3 +129,13 @@ def test_a_surface_not_known_to_be_a_distance_is_never_clear():
         assert bool(_hold.clear(inputs.hold, s0, free, demos.DT))  # far above the floor: clear
         opaque = dataclasses.replace(inputs.hold, surface=OpaqueShape(Plane()))
         assert not bool(_hold.clear(opaque, s0, free, demos.DT))
+
+
+def test_the_contact_band_is_its_ulps_of_the_largest_magnitude_the_step_reaches():
+    """``contact_band`` is ``CONTACT_ULPS`` units in the last place of ``|x| + extent + margin``: at
+    x = (3, 4, 0) mm with a 1 mm extent and a 0.5 mm margin, of 6.5 mm; each term counts."""
+    with jax.enable_x64(True):
+        band = float(_hold.contact_band(jnp.array([3e-3, 4e-3, 0.0]), jnp.asarray(1e-3), jnp.asarray(5e-4)))
+        eps = np.finfo(np.float64).eps
+        assert band == pytest.approx(_hold.CONTACT_ULPS * eps * 6.5e-3, rel=1e-12)
+        assert band > float(_hold.contact_band(jnp.array([3e-3, 4e-3, 0.0]), jnp.asarray(1e-3), jnp.asarray(0.0)))

@@ -89,3 +89,23 @@ def test_plan_samples_the_hull_without_points():
 def test_bad_plans_name_the_argument(kw, argument):
     with pytest.raises(ValidationError, match=f"{argument} = "):
         plan_penalty(body=_body(), surface=Plane(), **kw)
+
+
+def test_the_dashpot_reads_each_point_velocity_of_a_spinning_body():
+    """A body turning about the y axis, its centre at rest, two points on the x axis 1e-4 m into the
+    floor: a point's velocity is w x r, so the one at x = +0.1 comes down at w 0.1 and its dashpot adds
+    c w 0.1, while the one at x = -0.1 rises as fast and its dashpot takes as much away."""
+    from mime.dynamics import RigidState
+
+    w, c = 2.0, 50.0
+    with jax.enable_x64(True):
+        body = _body()
+        plan = plan_penalty(body=body, surface=Plane(), stiffness=K, damping=c,
+                            points=[[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]])
+        start = RigidState.from_mapping(body.initial_state())
+        state = RigidState(start.position, start.orientation, start.velocity, jnp.array([0.0, w, 0.0]))
+        f, gaps = plan.forces(state)
+    # (0, w, 0) x (x, 0, 0) = (0, 0, -w x): the point at +x moves down (closing), the one at -x up
+    spring = K * 1e-4
+    np.testing.assert_allclose(np.asarray(gaps), [-1e-4, -1e-4], rtol=1e-12)
+    np.testing.assert_allclose(np.asarray(f), [spring - c * w * 0.1, spring + c * w * 0.1], rtol=1e-12)

@@ -16,7 +16,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from mime._compile import jit
-from mime.interactions._hold import SAMPLE_CHUNK, _first_least, _row_least
+from mime.interactions._hold import GROUPS, SAMPLE_CHUNK, _first_least, _nearer, _row_least
 
 VALUES = [0.0, -0.0, 1e-300, -1e-300, 2.5e-4, -3.0e-5, np.inf, -np.inf, np.nan]
 
@@ -83,3 +83,25 @@ def test_first_least_has_no_chained_reduction():
         jaxpr = jax.make_jaxpr(_first_least)(jnp.zeros((8, SAMPLE_CHUNK)))
     names = {eqn.primitive.name for eqn in jaxpr.jaxpr.eqns}
     assert not names & {"reduce_min", "argmin"}, names
+
+
+FINITE = [0.0, -0.0, 1e-300, -3.0e-5, 2.5e-4, np.inf]  # a hold's gaps: finite, or inf for padding
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.integers(1, 3).flatmap(lambda chunks: st.lists(
+    st.lists(st.sampled_from(FINITE), min_size=chunks * SAMPLE_CHUNK, max_size=chunks * SAMPLE_CHUNK),
+    min_size=GROUPS, max_size=GROUPS)))
+def test_the_nearest_sample_over_chunks_is_argmin_over_all_of_them(rows):
+    """The choice scans a group's samples a chunk at a time, keeping the least gap so far
+    (``_nearer``): a later chunk's equal gap must not displace an earlier one, so the index is the
+    first of equals over the whole row, as one ``argmin`` takes it. Drawn from six values, rows tie
+    within and across chunks."""
+    with jax.enable_x64(True):
+        g = np.array(rows, dtype=np.float64)
+        best, index = jnp.full(GROUPS, jnp.inf), jnp.zeros(GROUPS, jnp.int32)
+        for c in range(g.shape[1] // SAMPLE_CHUNK):
+            best, index = _nearer(jnp.asarray(g[:, c * SAMPLE_CHUNK:(c + 1) * SAMPLE_CHUNK]), jnp.asarray(c),
+                                  best, index)
+        assert np.array_equal(np.asarray(index), np.argmin(g, axis=1))
+        assert np.array_equal(np.asarray(best), np.min(g, axis=1))

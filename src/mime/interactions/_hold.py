@@ -814,7 +814,8 @@ class HullHold:
         # where a start was had and no search converged, the start's own gap: the scan's nearest supported
         gap_sup = jnp.where(found, best_gap, jnp.where(has_start, scan.gap_sup, inf))
 
-        # the nearer of the two sorts (a kind held at its samples, a kind searched)
+        # the nearer of the two sorts (a kind held at its samples, a kind searched); on a tie the searched
+        # point, a point of the body itself, is held rather than a sample (no held_by_samples for it)
         use_ns = gap_ns < gap_sup
         point = jnp.where(use_ns[:, None], p_ns, p_sup)
         mask = jnp.where(use_ns[:, None], 1.0, mask_sup)

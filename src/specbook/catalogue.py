@@ -142,8 +142,10 @@ FAULTS: tuple[Fault, ...] = (
           (REFLECTION_EVIDENCE,), ("tangential_velocity_change", "speed_drift_e1", "ring_reflection_times")),
     # The event finder
     Fault("events_one_newton_iteration", "reflection",
-          "The event finder stops after one safeguarded Newton iteration instead of six.",
-          (Patch(_EVENTS, "DEFAULT_ITERATIONS = 6", "DEFAULT_ITERATIONS = 1"),),
+          "The event finder stops after one safeguarded Newton iteration instead of six, and settles no "
+          "crossing left short of its accuracy.",
+          (Patch(_EVENTS, "DEFAULT_ITERATIONS = 6", "DEFAULT_ITERATIONS = 1"),
+           Patch(_EVENTS, "SETTLE_ITERATIONS = 48", "SETTLE_ITERATIONS = 0")),
           (REFLECTION_EVIDENCE,), ("event_time_error_max", "direction_0_start_on_wall", "grad_drop_height")),
     Fault("events_no_implicit_gradient", "reflection",
           "The last, traced Newton step is dropped: the event time carries no implicit derivative.",

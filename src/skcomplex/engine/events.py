@@ -65,7 +65,7 @@ EVENT_TIME_RTOL = 1e-12
 #: is settled. The last, traced Newton step squares a correction: one below ``1e-8 tau`` is left below
 #: ``EVENT_TIME_RTOL`` of ``tau`` for a guard whose curvature ratio ``|f'' / 2 f'| tau`` is below ``1e4``.
 SETTLED_RTOL = 1e-8
-#: The most further iterations for a crossing still unsettled after ``iterations`` (its *settling*): bisection
+#: The most further iterations for a crossing still unsettled after ``iterations`` (its *settling*). Bisection
 #: alone takes a bracket of ``span / DEFAULT_SUBDIVISIONS`` to ``2**-48`` of it, below ``EVENT_TIME_RTOL``
 #: of any crossing past the first thousandth of the span.
 SETTLE_ITERATIONS = 48

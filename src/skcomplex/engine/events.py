@@ -165,20 +165,21 @@ def locate_crossing(
         # a found crossing whose Newton correction the last, traced step could not make small enough
         return found & (correction > SETTLED_RTOL * jnp.abs(tau))
 
+    # The iterations and the settling are one loop, so that the program holds the guard's code once: the
+    # first ``iterations`` turns always step; a later turn steps only the crossings it finds unsettled, and
+    # the loop ends after a turn that stepped none (or after ``settle`` such turns).
     def more(state: tuple) -> jnp.ndarray:
-        k, carry = state
-        return (k < settle) & jnp.any(unsettled(carry[2], iterate(carry)[1]))
+        k, _, stepped = state
+        return (k < iterations) | (jnp.any(stepped) & (k < iterations + settle))
 
-    def again(state: tuple) -> tuple:
-        k, carry = state
+    def turn(state: tuple) -> tuple:
+        k, carry, _ = state
         proposed, correction = iterate(carry)
-        go = unsettled(carry[2], correction)
-        return k + 1, tuple(jnp.where(go, p, c) for p, c in zip(proposed, carry))
+        go = (k < iterations) | unsettled(carry[2], correction)
+        return k + 1, tuple(jnp.where(go, p, c) for p, c in zip(proposed, carry)), go & (k >= iterations - 1)
 
-    carry = lax.fori_loop(0, iterations, lambda _, carry: iterate(carry)[0], (a, b, tau0))
-    # then, while Newton's correction at some crossing is larger than the promised accuracy, that crossing
-    # is iterated further (its settling); a settled crossing is never moved again
-    _, carry = lax.while_loop(more, again, (jnp.zeros((), jnp.int32), lax.stop_gradient(carry)))
+    start = (jnp.zeros((), jnp.int32), (a, b, tau0), jnp.ones_like(found))
+    _, carry, _ = lax.while_loop(more, turn, start)
     tau = carry[2]
     tau = lax.stop_gradient(jnp.where(found, tau, span_s))
 

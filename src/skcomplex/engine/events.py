@@ -191,4 +191,3 @@ def locate_crossing(
     polished = jnp.where(polished > span, span, jnp.where(polished < 0, 0.0, polished))
     impact = lax.stop_gradient(jnp.where(found, jnp.abs(slope), 0.0))
     return found, jnp.where(found, polished, span), impact, sliding
-

@@ -18,7 +18,7 @@ from mime.geometry import Capsule, Cylinder, Ellipsoid, Sphere
 
 def _starts(hull) -> list[int]:
     body = demos.make_body(hull, mass=1e-6, position=(0.0, 0.0, 5e-3))
-    return np.asarray(demos.attach(body, demos.FLOOR.surface).build().step_inputs(body).hold.starts).tolist()
+    return np.asarray(demos.confinement(demos.attach(body, demos.FLOOR.surface)).hold.starts).tolist()
 
 
 @pytest.mark.parametrize("hull", [Sphere(3e-4), Ellipsoid(5e-4, 3e-4, 2e-4), Capsule(radius=2.5e-4, length=1e-3),

@@ -26,7 +26,7 @@ from mime.interactions._hold import GROUPS, SAMPLE_CAPACITY, SAMPLE_CHUNK
 def _hold(hull, spacing: float | None = None):
     """The hold of ``hull`` on the demos' floor at the seed's margin, sampled at ``spacing`` m (else the rule's)."""
     body = demos.make_body(hull, mass=1e-6)
-    return demos.attach(body, demos.FLOOR.surface, spacing=spacing).build().step_inputs(body).hold
+    return demos.confinement(demos.attach(body, demos.FLOOR.surface, spacing=spacing)).hold
 
 
 HOLDS = {

@@ -33,7 +33,7 @@ def _body(**kw):
 def test_the_searched_point_is_held_where_it_ties_with_the_samples():
     with jax.enable_x64(True):
         body = _body()
-        hold = demos.attach(body, demos.FLOOR.surface, spacing=SPACING).build().step_inputs(body).hold
+        hold = demos.confinement(demos.attach(body, demos.FLOOR.surface, spacing=SPACING)).hold
         lift = 1e-5
         x = jnp.asarray([0.0, 0.0, RADIUS + float(hold.margin) + lift])
         A = jax.jit(lambda h, x, q: h.choose(x, q))(hold, x, jnp.asarray(rotation.IDENTITY))

@@ -25,7 +25,7 @@ from mime.geometry import Capsule, Ellipsoid
 
 def _hold(hull):
     body = demos.make_body(hull, mass=1e-6)
-    return demos.attach(body, demos.FLOOR.surface).build().step_inputs(body).hold
+    return demos.confinement(demos.attach(body, demos.FLOOR.surface)).hold
 
 
 def _count_calls(monkeypatch, cls, name):
@@ -96,7 +96,7 @@ def test_a_choice_against_a_curved_wall_holds_one_support_switch():
     from mime.interactions._hold import SUPPORT_KINDS
 
     body = demos.make_body(Capsule(radius=2.5e-4, length=1.31e-3), mass=1e-6)
-    hold = demos.attach(body, demos.NARROW_TUBE.inner_surface).build().step_inputs(body).hold
+    hold = demos.confinement(demos.attach(body, demos.NARROW_TUBE.inner_surface)).hold
     with jax.enable_x64(True):
         hold = jax.tree_util.tree_map(jnp.asarray, hold)
         jaxpr = jax.make_jaxpr(hold.choose)(jnp.zeros(3), jnp.array([1.0, 0.0, 0.0, 0.0]))

@@ -156,9 +156,10 @@ def locate_crossing(
         lo = jnp.where(value < 0, tau, lo)
         hi = jnp.where(value >= 0, tau, hi)
         safe = jnp.where(slope != 0, slope, 1.0)
-        step = tau - value / safe
+        newton = value / safe
+        step = tau - newton
         inside = (slope != 0) & (step >= lo) & (step <= hi)
-        correction = jnp.where(slope != 0, jnp.abs(value / safe), jnp.where(value != 0, jnp.inf, 0.0))
+        correction = jnp.where(slope != 0, jnp.abs(newton), jnp.where(value != 0, jnp.inf, 0.0))
         return (lo, hi, jnp.where(inside, step, 0.5 * (lo + hi))), correction
 
     def unsettled(tau: jnp.ndarray, correction: jnp.ndarray) -> jnp.ndarray:

@@ -7,6 +7,8 @@
 
 from __future__ import annotations
 
+import math
+import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
@@ -57,16 +59,25 @@ def half_unit_of_last_digit(value: float) -> float:
     """Half a unit in the last decimal digit of ``value`` as Python prints it (its shortest repr).
 
     A figure stated as ``1.002`` stands for anything in ``[1.0015, 1.0025]``; a whole number
-    stated as ``12`` (an ``int``) for anything in ``[11.5, 12.5]``.
+    stated as ``12`` (an ``int``) for anything in ``[11.5, 12.5]``. A figure Python prints with
+    an exponent has its last digit in the scale the exponent gives: ``1.5e-05`` stands for
+    anything in ``[1.45e-05, 1.55e-05]``, so half a unit is ``5e-07``.
 
     >>> half_unit_of_last_digit(1.002), half_unit_of_last_digit(3.0), half_unit_of_last_digit(12)
     (0.0005, 0.05, 0.5)
+    >>> half_unit_of_last_digit(1.5e-05), half_unit_of_last_digit(2e20)
+    (5e-07, 5e+19)
+
+    Raises:
+        maddening.ValidationError: ``value`` is not a finite number (it has no last digit).
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return 0.5
-    text = repr(float(value))
-    decimals = len(text.split(".")[1]) if "." in text and "e" not in text else 0
-    return 0.5 * 10.0 ** (-decimals)
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
+        raise invalid("value", value, "a finite number, as its source prints it", where="half_unit_of_last_digit")
+    mantissa, _, exponent = repr(float(value)).partition("e")
+    digits = len(mantissa.partition(".")[2])
+    return 0.5 * 10.0 ** (int(exponent or 0) - digits)
 
 
 _REGISTRY: dict[str, Benchmark] = {}

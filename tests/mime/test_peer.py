@@ -40,6 +40,43 @@ def test_the_mujoco_scene_has_the_declared_settings_and_the_margin_on_the_body_o
     assert np.allclose(model.opt.gravity, scene.gravity, rtol=0, atol=0)
 
 
+@pytest.mark.parametrize("name", sorted(peer.SCENES))
+def test_mujoco_meets_each_scene_at_the_gap_mime_computes(name):
+    """The same body in both engines: at the start, MuJoCo's own distance between the hull and the floor
+    (``mj_geomDistance``, whatever the contact margin) is MIME's lowest gap plus the margin. A hull written
+    into the MJCF at another size (a box's full sides where MuJoCo reads half sides), or a floor tilted the
+    other way, moves it by the body's scale; the two engines' arithmetic differs by rounding (1e-12)."""
+    import mujoco
+
+    scene = peer.SCENES[name]
+    model = peer.mujoco_model(scene)
+    data = mujoco.MjData(model)
+    turns = np.random.default_rng(7).normal(size=(6, 4))  # and turned every way, so that each side shows
+    for q in [np.asarray(scene.orientation), *(turns / np.linalg.norm(turns, axis=1, keepdims=True))]:
+        posed = scene.replace(orientation=tuple(q))
+        data.qpos[:], data.qvel[:] = peer.mujoco_start(posed)
+        mujoco.mj_forward(model, data)
+        distance = mujoco.mj_geomDistance(model, data, 0, 1, 1.0, np.zeros(6))
+        start = peer.Trajectory(np.asarray([posed.position]), np.asarray([posed.orientation]),
+                                np.asarray([posed.velocity]), np.asarray([posed.angular_velocity]))
+        assert distance == pytest.approx(peer.lowest_gap(posed, start)[0] + posed.margin, rel=1e-12), q
+
+
+@pytest.mark.parametrize("slope", [0.0, 10.0, 35.0])
+def test_downhill_runs_down_the_floor_at_its_steepest(slope):
+    """``Scene.downhill``: a unit vector along the floor (normal to ``Scene.normal``), pointing down; on a
+    tilted floor no direction along it falls faster (the gradient of height within the plane)."""
+    scene = peer.SCENES["incline box"].replace(slope_deg=slope)
+    down, normal = np.asarray(scene.downhill), np.asarray(scene.normal)
+    assert np.linalg.norm(down) == pytest.approx(1.0, abs=1e-15)
+    assert down @ normal == pytest.approx(0.0, abs=1e-15)
+    steepest = np.array([0.0, 0.0, -1.0]) - (np.array([0.0, 0.0, -1.0]) @ normal) * normal
+    if slope == 0.0:
+        assert np.linalg.norm(steepest) < 1e-15
+    else:
+        np.testing.assert_allclose(down, steepest / np.linalg.norm(steepest), rtol=0, atol=1e-15)
+
+
 def test_mujoco_rests_at_the_depth_its_documentation_gives():
     scene = peer.SCENES["drop"]
     t = peer.run_mujoco(scene)

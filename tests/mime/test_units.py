@@ -17,6 +17,29 @@ def test_constructors_keep_the_written_value_and_unit():
     assert s(2.0).dimension == Time and kg(3.0).dimension == Mass and ms(1.0).si() == 1e-3
 
 
+@pytest.mark.parametrize("big, small", [
+    ("m", "mm"), ("mm", "um"), ("um", "nm"), ("s", "ms"), ("kg", "g"), ("kN_per_m", "N_per_m"),
+])
+def test_each_prefix_is_a_thousandth_of_the_unit_above_it(big, small):
+    """The SI prefixes, each a factor of a thousand: a thousand of the smaller unit is one of the larger,
+    in the same dimension (every unit of the table is in one of these pairs, or is the dimensionless 1,
+    or is N s/m)."""
+    upper, lower = unit(big), unit(small)
+    assert lower.dimension == upper.dimension
+    assert quantity(1000.0, small).si(lower.dimension) == pytest.approx(quantity(1.0, big).si(upper.dimension), rel=1e-15)
+
+
+def test_the_base_units_are_si_themselves():
+    for symbol in ("m", "s", "kg", "1", "N_per_m", "N_s_per_m"):
+        assert quantity(2.5, symbol).si() == 2.5, symbol
+
+
+def test_every_unit_of_the_table_is_checked_above():
+    from mime.units import UNITS
+
+    assert set(UNITS) == {"m", "mm", "um", "nm", "s", "ms", "kg", "g", "1", "N_per_m", "kN_per_m", "N_s_per_m"}
+
+
 def test_document_form_round_trips_exactly():
     for q in (mm(0.1), m(1e-7), um(3.0), quantity(0.30000000000000004, "mm")):
         doc = q.to_document()

@@ -4,6 +4,8 @@ import math
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from skc_scenarios import box_walls, plane_guard, simulate
 from skcomplex import EventLimitError, ReflectionInteraction
@@ -62,6 +64,23 @@ def test_a_corner_hit_reflects_off_both_walls_at_once():
     np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.5, 0.5], atol=1e-12)
 
 
+@settings(max_examples=12, deadline=None)  # each shot builds and compiles a simulation of its own
+@given(st.floats(0.05, 0.95), st.floats(0.05, 0.95), st.floats(0.5, 3.0))
+def test_a_shot_at_a_corner_reflects_off_both_walls_at_once_from_any_start(x, y, speed):
+    """Aimed at the corner (1, 1) from anywhere in the square, the two walls' crossings are located
+    separately and may differ in their last bits. They are one event, within ``TIE`` of the
+    earliest: taken one at a time, the ball would start the second search already past the other
+    wall and leave the square through it."""
+    x0 = np.array([x, y])
+    v = (1.0 - x0) / np.linalg.norm(1.0 - x0) * speed
+    reach = np.linalg.norm(1.0 - x0) / speed
+    trajectory = simulate(box_walls(), 0.37, 0.37 * math.ceil((reach + 0.05) / 0.37), x=x0, x_d1=v).trajectory_
+    assert trajectory.events[0].interactions == ("right", "top")
+    np.testing.assert_allclose(trajectory.events[0].states["ball.x_d1"], -v, rtol=1e-12, atol=1e-12)
+    path = np.asarray(trajectory.values("ball.x"))
+    assert path.min() >= -1e-12 and path.max() <= 1.0 + 1e-12
+
+
 def test_exceeding_the_event_bound_is_an_error():
     walls = [
         ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
@@ -85,6 +104,23 @@ def test_a_step_with_exactly_max_events_crossings_completes():
     system = System([PointElement("ball", x=0.25, x_d1=3.7)], walls, ContinuousSpace(1))
     trajectory = Simulation(system, dt=2.0, max_events=7).run(until=2.0).trajectory_
     assert len(trajectory.events) == 7
+    with pytest.raises(EventLimitError, match=r"max_events=6"):
+        Simulation(system, dt=2.0, max_events=6).run(until=2.0)
+
+
+def test_a_crossing_at_the_very_end_of_the_step_still_counts_against_the_bound():
+    """At 3.375 per s from 0.25 the seventh bounce lands exactly at the step's end, 6.75 / 3.375 = 2.0 s,
+    so no time is left after it: the step ends on its own, and only the count says that it took one
+    crossing more than ``max_events=6`` allows."""
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    walls = [
+        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
+        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
+    ]
+    system = System([PointElement("ball", x=0.25, x_d1=3.375)], walls, ContinuousSpace(1))
+    trajectory = Simulation(system, dt=2.0, max_events=7).run(until=2.0).trajectory_
+    assert len(trajectory.events) == 7 and trajectory.events[-1].time == 2.0
     with pytest.raises(EventLimitError, match=r"max_events=6"):
         Simulation(system, dt=2.0, max_events=6).run(until=2.0)
 

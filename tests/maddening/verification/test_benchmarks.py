@@ -45,3 +45,23 @@ def test_the_ball_pages_reference_tolerance_is_read_from_its_figure():
     bench = get("MADD-VER-010")
     assert bench.reference["observed_order_finest"] == 1.002
     assert bench.reference_tolerance("observed_order_finest") == pytest.approx(5e-4, rel=1e-12)
+
+
+def test_relative_l2_is_the_whole_error_over_the_whole_exact_state():
+    """``relative_l2`` takes every field together: ``|y - y*| / |y*|`` over all their components, the
+    exact state's norm below (not the computed one's)."""
+    import jax
+    import jax.numpy as jnp
+    import numpy as np
+
+    from maddening.verification import relative_l2
+
+    with jax.enable_x64(True):
+        state = {"position": jnp.array([3.0, 0.0]), "velocity": jnp.array(1.0)}
+        exact = {"position": jnp.array([4.0, 0.0]), "velocity": jnp.array(3.0)}
+        # error (-1, 0, -2): |e| = sqrt(5); exact (4, 0, 3): |y*| = 5
+        assert float(relative_l2(state, exact)) == pytest.approx(math.sqrt(5.0) / 5.0, rel=1e-15)
+        rng = np.random.default_rng(2)
+        y, y_star = rng.normal(size=7), rng.normal(size=7)
+        split = {"a": jnp.asarray(y[:3]), "b": jnp.asarray(y[3:])}, {"a": jnp.asarray(y_star[:3]), "b": jnp.asarray(y_star[3:])}
+        assert float(relative_l2(*split)) == pytest.approx(np.linalg.norm(y - y_star) / np.linalg.norm(y_star), rel=1e-14)

@@ -9,7 +9,7 @@ import pytest
 from scipy.spatial import cKDTree
 
 from mime.errors import ValidationError
-from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Part, Screw, Sphere, cylinder_mesh, rotation
+from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, Part, Screw, Sphere, cylinder_mesh, rotation
 
 CLOSED = [Sphere(1.0), Ellipsoid(1.0, 0.5, 2.0), Cylinder(0.5, 3.0), Capsule(0.5, 2.0)]
 SCREW = Screw(core_radius=1.0, thread_depth=0.25, pitch=1.0, length=4.0)
@@ -158,13 +158,18 @@ def test_bad_input_is_a_validation_error_naming_the_argument(make, match):
         make()
 
 
+_PRISM = cylinder_mesh(4e-4, 8e-4, 12)
+
+
 @pytest.mark.parametrize("hull", [Sphere(1e-3), Ellipsoid(1e-3, 6e-4, 3e-4), Capsule(radius=3e-4, length=1e-3),
-                                  Cylinder(radius=4e-4, length=8e-4), Box(1e-3, 6e-4, 4e-4)],
-                         ids=lambda h: type(h).__name__)
+                                  Cylinder(radius=4e-4, length=8e-4), Box(1e-3, 6e-4, 4e-4), _PRISM,
+                                  Mesh(_PRISM.vertices, _PRISM.faces[:, ::-1])],
+                         ids=["Sphere", "Ellipsoid", "Capsule", "Cylinder", "Box", "Mesh", "Mesh wound inward"])
 def test_each_sample_normal_is_the_outward_normal_of_a_supporting_plane(hull):
     """A convex hull lies wholly behind the tangent plane at each of its surface points: for every
     sample ``p`` with normal ``n``, no sample ``q`` has ``n . (q - p)`` above rounding. A normal that
-    leans off the surface's (the ellipsoid's ``u * axes`` for ``u / axes``) has samples in front."""
+    leans off the surface's (the ellipsoid's ``u * axes`` for ``u / axes``) has samples in front. A mesh
+    is turned outward however its faces are wound (a convex prism, given both ways)."""
     points, normals = hull.sample(1.2e-4)[:2]
     points, normals = np.asarray(points), np.asarray(normals)
     np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, rtol=1e-12)

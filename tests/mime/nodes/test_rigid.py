@@ -79,6 +79,30 @@ def test_propulsion_thrust_follows_the_spin():
         assert np.allclose(np.asarray(load(0.0, st)), [0.0, 0.0, 1.0])
 
 
+@pytest.mark.parametrize("terms", [
+    ("constant", "propulsion"), ("constant", "field"), ("field", "propulsion"), ("constant", "field", "propulsion"),
+])
+def test_the_steps_form_of_a_sum_of_loads_is_the_sum(terms):
+    """``LoadTerms.of`` (what the compiled step reads) gives a sum of loads its own value, every term in,
+    to the last bit: a weight, a rotating field's torque and a thrust, two or three of them at once."""
+    from mime.nodes.loads import LoadTerms
+
+    made = {"constant": ConstantLoad((0.3, -0.2, -1.0)),
+            "field": RotatingFieldTorque(moment=(1.0, 0.5, 0.0), field=2.0, frequency=0.25, axis=(0.0, 0.0, 1.0)),
+            "propulsion": PropulsionForce(0.5)}
+    load = made[terms[0]]
+    for name in terms[1:]:
+        load = SumLoad(load, made[name])
+    form = LoadTerms.of(load)
+    assert isinstance(form, LoadTerms)
+    with jax.enable_x64(True):
+        q = jnp.array([0.9, 0.1, -0.3, 0.2]) / jnp.linalg.norm(jnp.array([0.9, 0.1, -0.3, 0.2]))
+        st = RigidState(jnp.zeros(3), q, jnp.zeros(3), jnp.array([0.7, -1.1, 4.0]))
+        each = sum(np.asarray(made[name](1.3, st)) for name in terms)
+        assert np.array_equal(np.asarray(form(1.3, st)), np.asarray(load(1.3, st)))
+        assert np.allclose(np.asarray(form(1.3, st)), each, rtol=1e-15, atol=1e-15)
+
+
 def test_a_load_is_a_pytree_whose_numbers_are_traced():
     """Loads of one class share a compiled step: their numbers are leaves, their class the structure."""
     a, b = ConstantLoad((0.0, 0.0, -1.0)), ConstantLoad((1.0, 2.0, 3.0))

@@ -71,3 +71,31 @@ def test_a_sweep_hands_its_program_the_host_arrays_as_they_are(monkeypatch):
     measure, inputs = calls[0][:2]
     leaves = jax.tree_util.tree_leaves((measure, inputs))
     assert leaves and not [type(leaf).__name__ for leaf in leaves if isinstance(leaf, jax.Array)]
+
+
+def test_each_closed_form_depth_is_the_kinds_own_support_along_the_direction():
+    """The sweep writes each closed kind's depth ``max_{p} p . d`` by a formula of its own; the hull's
+    support mapping (``mime.geometry``, another implementation) gives the same reach ``support(d) . d``,
+    in every direction (a cylinder's rim and end), to rounding; a box, which answers no support query,
+    reaches its farthest corner. A formula true only where the sweep's bodies usually point (a cylinder
+    on its side taken as a capsule) fails here."""
+    import itertools
+
+    from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Sphere
+
+    def reach(geometry, dk):
+        if isinstance(geometry, Box):
+            half = np.array([geometry.x, geometry.y, geometry.z]) / 2
+            return max(float((np.array(signs) * half) @ dk) for signs in itertools.product((-1, 1), repeat=3))
+        return float(np.asarray(geometry.support(dk)) @ dk)
+
+    rng = np.random.default_rng(5)
+    d = rng.normal(size=(64, 3))
+    d = np.concatenate([d / np.linalg.norm(d, axis=1, keepdims=True), np.eye(3), -np.eye(3)])
+    with jax.enable_x64(True):
+        for geometry in (Sphere(4e-4), Ellipsoid(5e-4, 3e-4, 2e-4), Cylinder(radius=3e-4, length=9e-4),
+                         Capsule(radius=2e-4, length=8e-4), Box(6e-4, 4e-4, 3e-4)):
+            kind, lengths, points, count = sweep._kind_numbers(geometry, 1e-4)
+            depths = np.asarray(jax.vmap(lambda dk: sweep._kind_depth(kind, lengths, points, count, dk))(d))
+            for dk, depth in zip(d, depths):
+                assert abs(depth - reach(geometry, dk)) <= 1e-15, (type(geometry).__name__, dk, depth)

@@ -50,3 +50,15 @@ def test_a_point_starting_on_the_wall_and_moving_away_does_not_retrigger():
 def test_seed_result_does_not_depend_on_dt(dt):
     final = seed_simulation(dt).trajectory_.values('ball.x')[-1]
     np.testing.assert_allclose(final, [0.0, 2.0], rtol=0, atol=1e-14)
+
+
+@pytest.mark.parametrize("until, dt, steps", [(0.3, 0.1, 3), (0.7, 0.1, 7), (4.9, 0.7, 7), (2.3, 0.01, 230)])
+def test_a_run_whose_length_is_a_whole_number_of_steps_in_decimals_takes_that_many(until, dt, steps):
+    """``until / dt`` of two decimals lands an ulp either side of a whole number (4.9 / 0.7 is
+    7.000000000000001): the run still takes that many steps, the last ending at ``until``, and no
+    step of zero length is added after it."""
+    system = System([PointElement("ball", x=0.0, x_d1=0.5)], [], ContinuousSpace(1))
+    trajectory = Simulation(system, dt=dt).run(until=until).trajectory_
+    times = np.asarray(trajectory.times)
+    assert len(times) == steps + 1 and times[-1] == until
+    assert np.all(np.diff(times) > 0.5 * dt)

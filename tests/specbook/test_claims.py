@@ -48,6 +48,9 @@ def test_a_false_claim_raises_naming_claim_values_and_tolerance():
         (101.0, 100.0, 0.01, None, True),
         (101.1, 100.0, 0.01, None, False),
         (1.5, 1.0, 0.25, 0.25, True),  # atol + rtol * |expected|
+        (-101.0, -100.0, 0.01, None, True),  # |expected|: a negative value allows as much as a positive one
+        (-101.1, -100.0, 0.01, None, False),
+        (-1.05, -1.0, 0.1, 0.0, True),
         (float("nan"), 1.0, None, 1e9, False),
         (float("inf"), 1.0, 1.0, 1e9, False),
     ],

@@ -6,6 +6,7 @@ import textwrap
 
 from specbook import _matrix
 from specbook._faults import Fault, Patch
+from specbook.keys import file_hashes
 
 
 def _package(src):
@@ -78,3 +79,24 @@ def test_the_gate_report_counts_claims_apart_from_examples_and_names_runs_not_cu
     assert found["unkilled"] == ["book/p.md: b"]
     assert found["not_current"] == ["book/p.md: f (stale: src/a.py changed)", "book/p.md: g (never run)"]
     assert not _matrix.gate_report({"claims": []})["has_matrix"]
+
+
+def test_a_stored_run_stands_only_while_its_fault_its_page_and_its_inputs_are_unchanged(tmp_path):
+    """``run_stale``: a run is current only for the same fault, the same code cells of its page and the
+    same files and environment; each change is named. A run kept after its page's cells were edited would
+    vouch for claims the page no longer makes."""
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "a.py").write_text("X = 1\n")
+    fault = Fault("a_fault", "test", "X is 2", (Patch("a.py", "X = 1", "X = 2"),), ("book/p.md",), ("claim",))
+    environment = {"python": "3.11"}
+    run = {"version": _matrix.RUN_VERSION, "fault_key": _matrix.fault_key(fault), "cells": "cells-1",
+           "files": file_hashes(tmp_path, ["src/a.py"]),
+           "environment": environment, "distributions": {}}
+    assert _matrix.run_stale(run, tmp_path, environment, fault, "cells-1") is None
+    assert _matrix.run_stale(run, tmp_path, environment, fault, "cells-2") == "the page's code cells changed"
+    assert _matrix.run_stale(None, tmp_path, environment, fault, "cells-1") == "never run"
+    other = Fault("a_fault", "test", "X is 3", (Patch("a.py", "X = 1", "X = 3"),), ("book/p.md",), ("claim",))
+    assert _matrix.run_stale(run, tmp_path, environment, other, "cells-1") == "the fault's patch or targets changed"
+    assert _matrix.run_stale(run, tmp_path, {"python": "3.12"}, fault, "cells-1").startswith("environment changed")
+    (tmp_path / "src" / "a.py").write_text("X = 10\n")
+    assert _matrix.run_stale(run, tmp_path, environment, fault, "cells-1") == "src/a.py changed"

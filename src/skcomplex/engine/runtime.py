@@ -173,6 +173,8 @@ class Simulation:
             self.prepare()
         n = max(0, math.ceil(until / self.dt - 1e-9))
         ends = np.minimum(np.arange(1, n + 1) * self.dt, until)
+        if n:  # k dt may round an ulp short of ``until`` (7 * 0.7 < 4.9): the last step ends at ``until`` itself
+            ends[-1] = until
         starts = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
         dts = ends - starts
         with jax.enable_x64(True):

@@ -134,6 +134,17 @@ def test_validated_refuses_the_numerical_default_and_plans_nothing(physics):
     assert physics == []
 
 
+def test_a_build_made_under_one_profile_is_never_handed_out_under_another(physics):
+    """The build is cached per profile: built first as exploratory (the numerical default of the spacing,
+    stamped pending), the same experiment asked for under ``validated`` is resolved again, and refused."""
+    experiment, umr, _ = seed_experiment()
+    first = experiment.build(profile="exploratory")
+    assert first.settings_record.profile == "exploratory" and first.settings_record.pending
+    with pytest.raises(ValidationError, match="setting 'spacing' is required by profile 'validated'"):
+        experiment.build(profile="validated")
+    assert experiment.build(profile="exploratory") is first
+
+
 def test_validated_builds_when_spacing_is_given(physics):
     umr, tube = Body(), Tube(1e-3)
     experiment = Experiment(profile="validated")

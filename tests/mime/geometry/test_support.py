@@ -175,3 +175,36 @@ def test_each_sample_normal_is_the_outward_normal_of_a_supporting_plane(hull):
     np.testing.assert_allclose(np.linalg.norm(normals, axis=1), 1.0, rtol=1e-12)
     ahead = np.max(normals @ points.T - np.sum(normals * points, axis=1)[:, None])
     assert ahead <= 1e-12 * np.max(np.abs(points)), ahead
+
+
+def test_a_screws_sample_normals_point_out_of_its_solid():
+    """A screw is not convex, so the supporting-plane test above does not hold for it; its normals are
+    checked against its solid instead (``rho <= R(theta, z)``, ``|z| <= L/2``, written here from the
+    surface's formula): a small step along each normal from a sample leaves the solid, and a step back
+    enters it."""
+    screw = Screw(2e-4, 8e-5, 3e-4, 1.2e-3)
+    points, normals = (np.asarray(a) for a in screw.sample(4e-5)[:2])
+    k, h = 2 * math.pi / screw.pitch, screw.thread_depth
+
+    def inside(p):
+        theta = np.arctan2(p[:, 1], p[:, 0])
+        wall = screw.core_radius + 0.5 * h * (1 + np.cos(k * p[:, 2] - theta))
+        return (np.hypot(p[:, 0], p[:, 1]) < wall) & (np.abs(p[:, 2]) < screw.length / 2)
+
+    side = np.abs(points[:, 2]) < screw.length / 2 - 1e-9  # the caps' rims are edges, their normals either way
+    caps = ~side & (np.hypot(points[:, 0], points[:, 1]) < 0.5 * screw.core_radius)
+    assert side.sum() > 1000 and caps.sum() > 10
+    step = 1e-3 * h
+    assert not inside(points[side] + step * normals[side]).any()
+    assert inside(points[side] - step * normals[side]).all()
+    np.testing.assert_array_equal(normals[caps][:, 2], np.sign(points[caps][:, 2]))
+
+
+def test_a_turned_meshs_radial_extent_is_its_farthest_vertex_from_the_axis():
+    """``radial_extent``: the largest distance from the z axis, ``hypot(x, y)`` over the vertices, whichever
+    way the mesh is turned about the axis (a prism turned by 10 degrees has no vertex on the x axis)."""
+    prism = cylinder_mesh(4e-4, 8e-4, 5)
+    c, s = math.cos(math.radians(10.0)), math.sin(math.radians(10.0))
+    turned = Mesh(prism.vertices @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T, prism.faces)
+    assert turned.radial_extent == pytest.approx(4e-4, rel=1e-14)
+    assert Hull([turned]).radial_extent == pytest.approx(4e-4, rel=1e-14)

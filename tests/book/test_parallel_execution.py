@@ -265,6 +265,15 @@ def test_the_build_key_changes_with_any_source_and_only_then(tmp_path):
         edit.write_text(edit.read_text() + "\n# an edit\n")
         assert buildkey.build_key(book) != key, edit
         key = buildkey.build_key(book)
+    # a fault run stored or run again: the kill matrix the ledger shows changes, so the site is not current
+    run = book / "_build" / "faults" / "runs" / "a_fault" / "book_page.md.json"
+    run.parent.mkdir(parents=True)
+    run.write_text('{"claims": []}\n')
+    assert buildkey.build_key(book) != key
+    key = buildkey.build_key(book)
+    run.write_text('{"claims": [{"key": "c", "holds": false}]}\n')
+    assert buildkey.build_key(book) != key
+    key = buildkey.build_key(book)
     assert buildkey.main(["check", "--root", str(book)]) == 1  # no site, no stored key
     assert buildkey.main(["write", "--root", str(book)]) == 1  # no site: nothing to vouch for
     (book / "_build" / "html").mkdir(parents=True)

@@ -61,6 +61,10 @@ def _book(folder: Path) -> Path:
     (folder / "first.md").write_text(_page(
         "First", "from tiny import shared\nimport scipy.linalg  # keyed by SciPy's version; the second page is not",
         'print(open("data/table.txt").read().strip())\n'
+        'try:  # an optional file, absent at first\n'
+        '    print(open("data/notes.txt").read().strip())\n'
+        'except FileNotFoundError:\n'
+        '    pass\n'
         'specbook.claim("first_one", shared.ONE, 1.0, atol=0.01, source=specbook.declared("tiny.shared.ONE"))'))
     (folder / "second.md").write_text(_page(
         "Second", "from tiny import shared, second",
@@ -306,7 +310,8 @@ def test_first_run_executes_every_page_and_the_build_reads_them_all_from_the_cac
     assert "WARNING:" not in built
     record = next(r for r in execute._cache(folder, None).list_cache_records() if r.uri == "first.md")
     used = record.data["specbook"]
-    assert set(used["files"]) == {"src/tiny/__init__.py", "src/tiny/shared.py", "data/table.txt"}
+    assert set(used["files"]) == {"src/tiny/__init__.py", "src/tiny/shared.py", "data/table.txt", "data/notes.txt"}
+    assert used["files"]["data/notes.txt"] is None  # looked for and missed: keyed as absent
     assert used["environment"] == keys.environment_record()
     # the executed notebook a reader downloads carries the cached outputs (myst-nb 1.4 writes it without)
     executed = json.loads((folder / "_build" / "jupyter_execute" / "second.ipynb").read_text())
@@ -354,6 +359,28 @@ def test_editing_a_data_file_a_page_reads_reruns_that_page(book):
     code, out = _execute(folder)
     assert code == 0, out
     assert _reasons(out) == {"first.md": "re-ran (data/table.txt changed)", "second.md": "cached"}
+
+
+@pytest.mark.slow
+def test_a_file_created_where_a_page_missed_it_reruns_the_page_and_a_rerun_replaces_the_older_execution(
+        book, tmp_path):
+    """Two promises, in one run of the copied book:
+
+    - the first page tries ``data/notes.txt``, absent when it ran: the file, once there, is something the
+      page reads, so the page runs again and says why;
+    - the cache keeps one execution per page: after the second page's code changes and it runs again, its
+      older notebook (whose use record, timings and programs the schedule and the build read) is gone.
+    """
+    folder = tmp_path / "again"
+    shutil.copytree(book[0], folder)
+    (folder / "data" / "notes.txt").write_text("a note\n")
+    page = folder / "second.md"
+    page.write_text(page.read_text().replace("print(second.MARK)", "print(second.MARK, 'again')"))
+    code, out = _execute(folder)
+    assert code == 0, out
+    assert _reasons(out) == {"first.md": "re-ran (data/notes.txt created)", "second.md": "re-ran (its code cells changed)"}
+    uris = [r.uri for r in execute._cache(folder, None).list_cache_records()]
+    assert sorted(uris) == ["first.md", "second.md"]
 
 
 @pytest.mark.slow

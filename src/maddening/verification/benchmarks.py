@@ -7,12 +7,11 @@
 
 from __future__ import annotations
 
-import math
 import numbers
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from maddening.errors import invalid
+from maddening.errors import finite_number, invalid
 
 __all__ = ["Benchmark", "all_benchmarks", "get", "half_unit_of_last_digit", "register"]
 
@@ -73,9 +72,9 @@ def half_unit_of_last_digit(value: float) -> float:
     """
     if isinstance(value, int) and not isinstance(value, bool):
         return 0.5
-    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(value):
-        raise invalid("value", value, "a finite number, as its source prints it", where="half_unit_of_last_digit")
-    mantissa, _, exponent = repr(float(value)).partition("e")
+    number = finite_number(value, "value", "a finite number, as its source prints it", where="half_unit_of_last_digit",
+                           kind=numbers.Real)
+    mantissa, _, exponent = repr(number).partition("e")
     digits = len(mantissa.partition(".")[2])
     return 0.5 * 10.0 ** (int(exponent or 0) - digits)
 

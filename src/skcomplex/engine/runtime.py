@@ -172,9 +172,8 @@ class Simulation:
         if not hasattr(self, "step_"):
             self.prepare()
         n = max(0, math.ceil(until / self.dt - 1e-9))
-        ends = np.minimum(np.arange(1, n + 1) * self.dt, until)
-        if n:  # k dt may round an ulp short of ``until`` (7 * 0.7 < 4.9): the last step ends at ``until`` itself
-            ends[-1] = until
+        ends = np.arange(1, n + 1) * self.dt  # every end but the last lies at least 1e-9 dt before ``until``
+        ends[-1:] = until  # n dt may round an ulp short of ``until`` (7 * 0.7 < 4.9), or pass it: the last ends there
         starts = np.concatenate([[0.0], ends[:-1]]) if n else np.zeros(0)
         dts = ends - starts
         with jax.enable_x64(True):

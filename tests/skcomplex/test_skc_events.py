@@ -11,6 +11,14 @@ from skc_scenarios import box_walls, plane_guard, simulate
 from skcomplex import EventLimitError, ReflectionInteraction
 
 
+def _line_walls():
+    """Walls at x = 1 ("right") and x = 0 ("left") of a one-dimensional ball, each reflecting it back inside."""
+    return [
+        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
+        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
+    ]
+
+
 @pytest.mark.parametrize("dt", [0.3, 0.07, 0.011])
 def test_plane_wall_event_time_is_analytic_off_the_step_grid(dt):
     # n . x = 1 with n = (3, 4)/5, from x0 = (0.1, -0.2) at v = (0.7, 0.4): t* = (1 - n.x0) / (n.v)
@@ -42,10 +50,7 @@ def test_two_walls_many_crossings_in_one_large_step_match_the_bounce_sequence():
     # walls at x = 0 and x = 1, speed 3.7, e = 1, one step of 2.0: the bounces are at
     # t_k = (1 - x0) / v + k / v, k = 0, 1, ...
     x0, v, dt = 0.25, 3.7, 2.0
-    walls = [
-        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
-        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
-    ]
+    walls = _line_walls()
     trajectory = simulate(walls, dt, dt, x=x0, x_d1=v).trajectory_
     expected = [(1 - x0) / v + k / v for k in range(8) if (1 - x0) / v + k / v <= dt]
     assert len(expected) == 7
@@ -82,10 +87,7 @@ def test_a_shot_at_a_corner_reflects_off_both_walls_at_once_from_any_start(x, y,
 
 
 def test_exceeding_the_event_bound_is_an_error():
-    walls = [
-        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
-        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
-    ]
+    walls = _line_walls()
     from skcomplex import ContinuousSpace, PointElement, Simulation, System
     system = System([PointElement("ball", x=0.5, x_d1=50.0)], walls, ContinuousSpace(1))
     with pytest.raises(EventLimitError, match=r"max_events=4.*larger max_events or a smaller dt"):
@@ -97,10 +99,7 @@ def test_a_step_with_exactly_max_events_crossings_completes():
     walls 1 apart at 3.7 per s complete under ``max_events=7``, and are refused under 6."""
     from skcomplex import ContinuousSpace, PointElement, Simulation, System
 
-    walls = [
-        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
-        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
-    ]
+    walls = _line_walls()
     system = System([PointElement("ball", x=0.25, x_d1=3.7)], walls, ContinuousSpace(1))
     trajectory = Simulation(system, dt=2.0, max_events=7).run(until=2.0).trajectory_
     assert len(trajectory.events) == 7
@@ -114,10 +113,7 @@ def test_a_crossing_at_the_very_end_of_the_step_still_counts_against_the_bound()
     crossing more than ``max_events=6`` allows."""
     from skcomplex import ContinuousSpace, PointElement, Simulation, System
 
-    walls = [
-        ReflectionInteraction("right", target="ball", guard=lambda s: s.target.x - 1.0, direction=1),
-        ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x, direction=1),
-    ]
+    walls = _line_walls()
     system = System([PointElement("ball", x=0.25, x_d1=3.375)], walls, ContinuousSpace(1))
     trajectory = Simulation(system, dt=2.0, max_events=7).run(until=2.0).trajectory_
     assert len(trajectory.events) == 7 and trajectory.events[-1].time == 2.0

@@ -98,6 +98,8 @@ def test_bad_mesh_is_refused_by_each_library():
         run_batch(ball, states, dt=1e-3, steps=-1)
     with pytest.raises(maddening.ValidationError, match=r"states = .* is not allowed; expected a pytree whose every leaf"):
         run_batch(ball, {"position": jnp.ones(3), "velocity": jnp.zeros(2)}, dt=1e-3, steps=2)
+    with pytest.raises(maddening.ValidationError, match=r"states = .* is not allowed; expected a pytree whose every leaf"):
+        run_batch(ball, {"position": jnp.ones(()), "velocity": jnp.zeros(())}, dt=1e-3, steps=2)  # one state, no batch axis
 
     sim = skcomplex.Simulation(skcomplex.System([skcomplex.PointElement("p", x=0.0, x_d1=1.0)], [],
                                                 skcomplex.ContinuousSpace(1)), dt=0.1)

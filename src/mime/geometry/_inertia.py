@@ -14,8 +14,12 @@ __all__ = ["solid_inertia"]
 
 
 def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float, float]:
-    """Principal moments (kg m^2) of a solid of ``mass`` shaped as the kind (the screw as a cylinder of mean radius,
-    the capsule as a cylinder of its whole length, the mesh as its bounding box: close, not exact)."""
+    """Principal moments (kg m^2) of a solid of ``mass`` shaped as the kind.
+
+    Exact for the sphere, the ellipsoid, the cylinder and the box. Close, not exact, for the rest: the
+    screw as a cylinder of its mean radius, the capsule as a cylinder of its whole length, the mesh as
+    the cylinder about z around its bounding box (radius half the box's larger side across z, length its
+    z side), and a hull without parts as a ball of its extent."""
     g = geometry.parts[0].geometry if isinstance(geometry, Hull) and geometry.parts else geometry
     if isinstance(g, Hull):  # no parts: a ball of the extent
         r = g.extent

@@ -1,5 +1,8 @@
 """The node base: declarations, the params merge rule and the errors it raises."""
 
+import math
+import re
+
 import jax.numpy as jnp
 import pytest
 
@@ -111,3 +114,17 @@ def test_traced_injected_params_pass_untouched():
     out, _ = jax.lax.scan(lambda s, g: (ball.update(s, None, 0.01, params={"gravity": g}), None), state,
                           jnp.full(5, -9.81))
     assert float(out["velocity"]) == pytest.approx(-5 * 9.81 * 0.01, rel=1e-5)
+
+
+
+@pytest.mark.parametrize("low, high, allowed", [(0.0, 1.0, "a number in [0, 1]"), (None, 1.0, "a finite number <= 1"),
+                                                (0.0, None, "a finite number >= 0")])
+def test_a_parameters_bounds_are_inclusive_and_the_message_states_them(low, high, allowed):
+    """``low`` and ``high`` are allowed values themselves; the next float past either is refused, by name."""
+    field = ParamField("e", 0.5, low=low, high=high)
+    for bound, outward in ((low, -math.inf), (high, math.inf)):
+        if bound is None:
+            continue
+        field.check(bound)
+        with pytest.raises(maddening.ValidationError, match=rf"e = .* is not allowed; expected {re.escape(allowed)}$"):
+            field.check(math.nextafter(bound, outward))

@@ -98,6 +98,17 @@ def test_a_part_of_real_numbers_of_any_numeric_type_is_unchanged():
     assert Part(Sphere(0.5), orientation=np.float32([1, 0, 0, 0])).at_origin
 
 
+@pytest.mark.parametrize("off", [1e-11, -3e-9, 1e-7, -9e-7])
+def test_an_orientation_a_little_off_unit_length_is_taken_as_its_unit_quaternion(off):
+    """Within 1e-6 of unit length an orientation is accepted (a quaternion written to a few digits) and
+    stored divided by its length, so that every rotation the part makes keeps lengths."""
+    given = (1.0 + off) * np.array([np.cos(0.3), 0.0, np.sin(0.3), 0.0])
+    stored = np.array(Part(Sphere(0.5), orientation=tuple(given)).orientation)
+    ulp = np.spacing(1.0)  # the division and the norm each round by up to an ulp
+    assert abs(np.linalg.norm(stored) - 1.0) <= 2 * ulp
+    np.testing.assert_allclose(stored, given / np.linalg.norm(given), rtol=0, atol=ulp)
+
+
 def test_a_saved_hull_with_a_text_position_is_refused_naming_it():
     doc = Hull([Part(Sphere(0.5), (1.0, 0.0, 0.0))]).to_document()
     doc["parts"][0]["position"] = ["1", "0", "0"]

@@ -159,12 +159,16 @@ def test_bad_input_is_a_validation_error_naming_the_argument(make, match):
 
 
 _PRISM = cylinder_mesh(4e-4, 8e-4, 12)
+_TURN = (math.cos(0.4), 0.6 * math.sin(0.4), 0.0, 0.8 * math.sin(0.4))
+"""A turn of 0.8 rad about (0.6, 0, 0.8): a part's samples and their normals are turned alike."""
 
 
 @pytest.mark.parametrize("hull", [Sphere(1e-3), Ellipsoid(1e-3, 6e-4, 3e-4), Capsule(radius=3e-4, length=1e-3),
                                   Cylinder(radius=4e-4, length=8e-4), Box(1e-3, 6e-4, 4e-4), _PRISM,
-                                  Mesh(_PRISM.vertices, _PRISM.faces[:, ::-1])],
-                         ids=["Sphere", "Ellipsoid", "Capsule", "Cylinder", "Box", "Mesh", "Mesh wound inward"])
+                                  Mesh(_PRISM.vertices, _PRISM.faces[:, ::-1]),
+                                  Hull([Part(Box(1e-3, 6e-4, 4e-4), position=(2e-4, -1e-4, 3e-4), orientation=_TURN)])],
+                         ids=["Sphere", "Ellipsoid", "Capsule", "Cylinder", "Box", "Mesh", "Mesh wound inward",
+                              "Box turned and moved in a hull"])
 def test_each_sample_normal_is_the_outward_normal_of_a_supporting_plane(hull):
     """A convex hull lies wholly behind the tangent plane at each of its surface points: for every
     sample ``p`` with normal ``n``, no sample ``q`` has ``n . (q - p)`` above rounding. A normal that
@@ -208,3 +212,17 @@ def test_a_turned_meshs_radial_extent_is_its_farthest_vertex_from_the_axis():
     turned = Mesh(prism.vertices @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T, prism.faces)
     assert turned.radial_extent == pytest.approx(4e-4, rel=1e-14)
     assert Hull([turned]).radial_extent == pytest.approx(4e-4, rel=1e-14)
+
+
+def test_a_hulls_radial_extent_bounds_its_samples_and_grows_only_with_offsets_across_the_axis():
+    """For parts moved off the body's origin ``radial_extent`` is a bound, each part's offset across the z
+    axis plus half its size: every sample lies within it, a part moved along the axis keeps the part's own
+    bound, and one moved across it adds exactly that offset."""
+    ball, box = Sphere(2e-4), Box(4e-4, 2e-4, 2e-4)
+    along = Hull([Part(ball, position=(0.0, 0.0, 5e-4)), Part(box, position=(0.0, 0.0, -3e-4))])
+    across = Hull([Part(ball, position=(3e-4, 4e-4, 1e-4))])
+    assert along.radial_extent == pytest.approx(box.size / 2, rel=1e-14)
+    assert across.radial_extent == pytest.approx(5e-4 + 2e-4, rel=1e-14)
+    for hull in (along, across):
+        points = np.asarray(hull.sample(5e-5)[0])
+        assert np.hypot(points[:, 0], points[:, 1]).max() <= hull.radial_extent * (1 + 1e-12)

@@ -72,8 +72,8 @@ def describe(page: str, text: str, code_index: int | None, error: BaseException,
     where = _where(text, code_index)
     at = f"{page}, {where}" if where else page
     if isinstance(error, CellTimeoutError):
-        limit = f"{timeout:g} s" if timeout else "its limit"
-        return PageFailure(page, f"{at}: still running after the execution timeout of {limit}, so its kernel was "
+        limit = f" of {timeout:g} s" if timeout else ""
+        return PageFailure(page, f"{at}: still running after the execution timeout{limit}, so its kernel was "
                                  "stopped. Make the cell faster, or raise `timeout` under `execute:` in _config.yml.",
                            where=where)
     if isinstance(error, DeadKernelError):

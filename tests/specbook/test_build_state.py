@@ -191,3 +191,18 @@ def test_the_execution_timeout_is_the_books(tmp_path):
     assert timeout_of(tmp_path) == 5
     (tmp_path / "_config.yml").write_text("execute:\n  timeout: 5\nsphinx:\n  config:\n    nb_execution_timeout: 7\n")
     assert timeout_of(tmp_path) == 7  # as in the build, Sphinx's own setting wins
+
+
+def test_a_failed_cell_the_page_has_no_fence_for_is_named_by_its_number_alone():
+    unknown = _failure.describe("book/t.md", PAGE, 2, RuntimeError("gone"), 5)
+    assert unknown.headline == "book/t.md, code cell 3: the page could not run (RuntimeError: gone)"
+
+
+def test_a_failed_cells_headline_has_no_terminal_colours_and_names_no_made_up_timeout():
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError
+
+    raised = CellExecutionError("report", "\x1b[0;31mClaimError\x1b[0m", "claim \x1b[1m'x'\x1b[0m failed")
+    assert _failure.describe("book/t.md", PAGE, 0, raised, 5).headline == (
+        "book/t.md, line 3, code cell 1: ClaimError: claim 'x' failed")
+    timed_out = _failure.describe("book/t.md", PAGE, 1, CellTimeoutError("timed out"), None)
+    assert "still running after the execution timeout, so its kernel was stopped" in timed_out.headline

@@ -218,3 +218,29 @@ def test_the_claims_page_writes_a_claims_values_from_its_tolerance_and_keeps_eac
     assert [(type(p).__name__, p.astext()) for p in parts] == [
         ("Text", "expected "), ("inline", "1e-06"), ("Text", " ("), ("inline", "±1e-06"), ("Text", ")")]
     assert all(p["classes"] == ["specbook-nowrap"] for p in parts if isinstance(p, nodes.inline))
+
+
+def test_glue_passes_an_array_or_a_text_on_as_it_is_and_refuses_a_key_prose_cannot_name(monkeypatch):
+    from specbook import _glue
+
+    seen = {}
+    monkeypatch.setattr(_glue, "glue_raw", lambda key, value: seen.__setitem__(key, value))
+    curve, note = np.ones(3), "a note"
+    specbook.glue("curve", curve)
+    specbook.glue("note", note)
+    specbook.glue("steps", np.int64(100))
+    assert seen["curve"] is curve and seen["note"] is note and type(seen["steps"]) is float
+    with pytest.raises(ValueError, match="key must be an identifier-like string, got 'two words'"):
+        specbook.glue("two words", 1.0)
+
+
+def test_in_record_mode_the_claims_table_marks_a_false_claim_and_counts_only_those_that_hold(monkeypatch):
+    monkeypatch.setenv(specbook.RECORD_ENV, "1")
+    specbook.claim("off", 2.0, 1.0, atol=0.1)
+    specbook.check("flag", False, "the flag is raised")
+    specbook.claim("fine", 1.0, 1.0)
+    shown = specbook.claims_table()
+    assert [(row[0], row[2], row[4]) for row in shown.table.cells] == [
+        ("`off`", "2", "✗"), ("`flag`", "fails", "✗"), ("`fine`", "1", "✓")]
+    data = shown._repr_mimebundle_()["application/vnd.specbook.claims+json"]
+    assert (data["count"], data["passed"]) == (3, 1)

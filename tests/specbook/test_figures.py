@@ -404,7 +404,7 @@ def test_a_series_drawn_unclipped_is_not_cut():
     assert figure_defects(fig) == []
 
 
-@pytest.mark.parametrize("cut", [["mesh"], {"mesh": ""}, {"mesh": None}])
+@pytest.mark.parametrize("cut", [["mesh"], {"mesh": ""}, {"mesh": "  "}, {"mesh": None}])
 def test_a_malformed_cut_is_refused_naming_the_argument(cut):
     with pytest.raises(ValueError, match=r"cut(\[.*\])? = .* is not allowed"):
         figure_defects(curve_cut_at_the_top(defect=True), cut=cut)

@@ -99,3 +99,36 @@ def test_the_diff_names_a_claim_no_fault_breaks_any_more():
     assert changes.lines() == ["unproven p.md: x: no fault breaks it any more (was f1)"]
     assert not diff.diff_ledgers(ledger([]), ledger(["f1"]))  # gaining a killer is no regression
     assert not diff.diff_ledgers({"claims": ledger(["f1"])["claims"]}, ledger([]))  # no matrix before: unknown
+
+
+def test_a_ledger_entry_keeps_whether_its_claim_holds_and_each_verdict_apart():
+    claim = {"key": "x", "measured": 2.0, "expected": 1.0, "atol": 0.1, "holds": False, "killed_by": ["f1"],
+             "unreached_under": ["f2"], "expected_moved_under": ["f3"], "mislabelled": ["f3 moved it"]}
+    entry = ledger.claim_entry("book/a.md", "a.html#claim-x", "k", claim)
+    assert entry["holds"] is False and ledger.claim_entry("book/a.md", "", "k", {**claim, "holds": True})["holds"]
+    assert (entry["killed_by"], entry["unreached_under"], entry["expected_moved_under"], entry["mislabelled"]) == (
+        ["f1"], ["f2"], ["f3"], ["f3 moved it"])
+
+
+def test_the_ledger_is_strict_json_even_for_an_infinity(tmp_path):
+    entry = ledger.claim_entry("book/a.md", "a.html", "k", {"key": "inf", "measured": float("inf"), "expected": 1.0,
+                                                            "atol": 0.1, "holds": False,
+                                                            "tolerance_used": float("inf")})
+    document = json.loads(ledger.write_ledger(tmp_path / "claims.json", [entry], []).read_text())
+    assert (document["claims"][0]["measured"], document["claims"][0]["tolerance_used"]) == ("inf", "inf")
+
+
+def test_a_change_of_exactly_a_tenth_of_the_tolerance_has_not_moved():
+    def of(measured):
+        return {"claims": [_claim("x", measured, expected=0.0, atol=1.0)]}
+
+    assert not diff.diff_ledgers(of(0.0), of(0.1))  # "more than a tenth"
+    assert [key for _, key, *_ in diff.diff_ledgers(of(0.0), of(0.125)).moved] == ["x"]
+
+
+def test_a_claim_that_starts_or_stops_holding_is_listed_however_little_it_moved():
+    def of(holds):
+        return {"claims": [_claim("x", 1.0, holds=holds)]}
+
+    assert [key for _, key, *_ in diff.diff_ledgers(of(True), of(False)).moved] == ["x"]
+    assert [key for _, key, *_ in diff.diff_ledgers(of(False), of(True)).moved] == ["x"]

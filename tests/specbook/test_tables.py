@@ -199,3 +199,13 @@ def test_a_cell_holding_a_percent_sign_is_not_a_myst_comment():
     md = create_md_parser(MdParserConfig(), RendererHTML)
     assert md.render(cell.removeprefix("  - ")).strip() == "<p>%</p>"
     assert md.render("%").strip() == "<!--  -->"  # what the cell held before: a comment
+
+
+def test_a_flag_reads_yes_or_no_and_a_nan_shows_as_a_dash_but_an_infinity_as_itself():
+    rows = [{"v": True}, {"v": False}, {"v": float("nan")}, {"v": float("inf")}, {"v": -float("inf")}]
+    assert [row[0] for row in specbook.table(rows).cells] == ["yes", "no", "—", "inf", "-inf"]
+
+
+def test_a_column_of_zero_width_is_refused():
+    with pytest.raises(ValueError, match="widths must be 2 positive integers"):
+        specbook.table([{"a": 1, "b": 2}], widths=(0, 1))

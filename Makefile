@@ -18,7 +18,8 @@ BIN     := $(VENV)/bin
 STAMP   := $(VENV)/.installed
 BUILD   := _build
 JB      := $(BIN)/jupyter-book build -W -n --keep-going .
-PYTEST_OPTS ?= -n 2 --dist loadfile
+# --durations: the stage ends with its 15 slowest tests and page cells, so a test that grew slow shows in CI's log
+PYTEST_OPTS ?= -n 2 --dist loadfile --durations=15
 CHROMIUM := /usr/bin/chromium
 # JAX's persistent compilation cache for the build's kernels (they inherit the recipe's environment;
 # the root conftest.py sets the same for pytest). Under $(BUILD) so `make clean` drops it, outside

@@ -296,6 +296,21 @@ def test_a_crash_mid_save_leaves_the_previous_folder_intact(tmp_path, monkeypatc
     assert len(list((folder / "arrays").iterdir())) == 1
 
 
+def test_a_damaged_array_file_is_refused_by_name_and_a_save_over_it_mends_it(tmp_path):
+    folder = tmp_path / "run"
+    experiment, _, _ = seed_experiment(vertices=np.arange(6.0))
+    experiment.save(folder)
+    (array,) = (folder / "arrays").iterdir()
+    whole = array.read_bytes()
+    array.write_bytes(whole[:20])  # a file cut short (a copy stopped half way)
+    with pytest.raises(DocumentError, match=rf"things\.umr\.arrays\.vertices = 'arrays/{array.name}' is not allowed; "
+                                            r"expected a \.npy file the folder holds and NumPy reads"):
+        Experiment.load(folder)
+    experiment.save(folder)  # the file of that name holds other bytes than the array's: it is written again
+    assert array.read_bytes() == whole
+    np.testing.assert_array_equal(Experiment.load(folder).things["umr"].vertices, np.arange(6.0))
+
+
 def test_saving_a_thing_of_no_registered_kind_is_refused_before_writing(tmp_path):
     class Loose:
         projects_confinement = True

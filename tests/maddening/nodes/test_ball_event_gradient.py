@@ -116,3 +116,28 @@ def test_agrees_with_diffrax():
     assert ours["x"] == pytest.approx(float(x), abs=1e-6)
     for name, value in zip(("dxdh", "dxdg", "dxde"), grads):
         assert ours[name] == pytest.approx(float(value), abs=1e-6)
+
+
+def test_the_exact_drop_curve_and_its_derivatives_are_the_drop_and_its_finite_differences():
+    """``exact_drop_sensitivities`` (the curves the evidence page draws): ``x(t)`` is the fall from rest and
+    then the rebound at ``e sqrt(2 g h)``, written out here; each derivative is the central difference of
+    that ``x`` under a small change of ``h``, ``|g|`` or ``e`` (an O(delta^2) error, far below 1e-6)."""
+    import numpy as np
+
+    from maddening.nodes.ball_evidence import exact_drop_sensitivities
+
+    case = SEED_DROP
+    t = np.linspace(0.0, case.t_final, 81)
+    out = exact_drop_sensitivities(t, case)
+    g, h, e = case.gravity, case.height, case.elasticity
+    tc = math.sqrt(2 * h / g)
+    fall, rise = h - g * t**2 / 2, e * math.sqrt(2 * g * h) * (t - tc) - g * (t - tc) ** 2 / 2
+    np.testing.assert_allclose(out["x"], np.where(t < tc, fall, rise), rtol=0, atol=1e-14)
+    delta = 1e-6
+    for field, name in (("height", "dxdh"), ("gravity", "dxdg"), ("elasticity", "dxde")):
+        value = getattr(case, field)
+        up = exact_drop_sensitivities(t, case.with_(**{field: value + delta}))["x"]
+        down = exact_drop_sensitivities(t, case.with_(**{field: value - delta}))["x"]
+        near_bounce = np.abs(t - tc) < 2e-6  # x has a kink at the bounce: no derivative there
+        np.testing.assert_allclose(out[name][~near_bounce], ((up - down) / (2 * delta))[~near_bounce],
+                                   rtol=0, atol=1e-6, err_msg=name)

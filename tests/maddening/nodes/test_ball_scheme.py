@@ -151,3 +151,43 @@ def test_many_drops_equal_one_at_a_time():
 def test_bad_drops_are_refused_by_name(cases, match):
     with pytest.raises(maddening.ValidationError, match=match):
         ev.drop_gradients_many(cases)
+
+
+def test_a_drop_is_observed_only_between_its_bounce_and_its_next_landing():
+    """The rebound leaves at ``e |v_c|`` and lands again ``2 e t_c`` later, so the closed form of one bounce
+    holds for ``t_c < T < t_c (1 + 2 e)``: a ``T`` in the second half of the rebound is accepted, one past
+    the landing refused by name."""
+    tc, e = SEED_DROP.contact_time, SEED_DROP.elasticity
+    late = SEED_DROP.with_(t_final=tc * (1 + 1.9 * e))
+    assert ev.exact_drop(late)["x"] > 0  # still in the air
+    with pytest.raises(maddening.ValidationError, match=r"exact_drop: .* after its one bounce and before the next landing"):
+        ev.exact_drop(SEED_DROP.with_(t_final=tc * (1 + 2.01 * e)))
+
+
+def test_the_sweeps_sampling_bound_is_how_far_a_grid_can_miss_an_apex():
+    """A parabola of curvature ``|g|`` sampled every ``dt`` misses its apex by at most ``|g| dt^2 / 8`` (the
+    apex half way between two samples): the row states that over the height, and the grid of the located
+    drop's rebound never misses by more."""
+    g, dt, height = 9.81, 1e-2, 1.0
+    (row,) = [r for r in ev.bounce_sweep((1.0,), (dt,), height=height, gravity=-g) if r.route == "located"]
+    assert row.sampling_bound == pytest.approx(g * dt * dt / 8 / height, rel=1e-15)
+    t = np.arange(0.0, 1.0, dt)
+    apex_between_samples = -g * (t - 0.5 + dt / 2) ** 2 / 2  # apex at 0, half a step from the nearest sample
+    assert -apex_between_samples.max() == pytest.approx(row.sampling_bound * height, rel=1e-9)
+    # e = 1 and the bounce located: the rebound reaches the release height, and its grid maximum lies within the bound
+    assert 1.0 - row.sampling_bound <= row.bounce_ratio <= 1.0 + 1e-12
+
+
+def test_the_sweeps_energy_rise_on_falling_steps_is_read_from_the_steps_that_start_falling():
+    """``rise_falling``: the largest one-step rise of the scheme's conserved energy, over the steps whose
+    velocity at their start is downward (or zero), relative to the start's energy; recomputed here from the
+    drop's own trajectory."""
+    g, dt = 9.81, 1e-2
+    (row,) = [r for r in ev.bounce_sweep((0.5,), (dt,), gravity=-g) if r.route == "per-step"]
+    run = ev.drop_sensitivities(ev.sweep_cases((0.5,), (dt,), gravity=-g)[0])
+    x, v = np.asarray(run["x"]), np.asarray(run["v"])
+    energy = 0.5 * v * v + g * x - 0.5 * g * dt * v  # v^2/2 - g x + g dt v / 2 with g = -9.81
+    rises = [(energy[i + 1] - energy[i]) / energy[0] for i in range(len(x) - 1) if v[i] <= 0]
+    assert row.rise_falling == max(max(rises), 0.0)
+    everywhere = max(max((energy[i + 1] - energy[i]) / energy[0] for i in range(len(x) - 1)), 0.0)
+    assert row.rise_any == everywhere and row.rise_any > row.rise_falling  # the rise comes on a step that starts rising

@@ -91,21 +91,39 @@ def test_bad_plans_name_the_argument(kw, argument):
         plan_penalty(body=_body(), surface=Plane(), **kw)
 
 
-def test_the_dashpot_reads_each_point_velocity_of_a_spinning_body():
-    """A body turning about the y axis, its centre at rest, two points on the x axis 1e-4 m into the
-    floor: a point's velocity is w x r, so the one at x = +0.1 comes down at w 0.1 and its dashpot adds
-    c w 0.1, while the one at x = -0.1 rises as fast and its dashpot takes as much away."""
+W, C = 2.0, 50.0
+"""rad/s and N s/m: the spin and the dashpots of the two tests below."""
+
+
+def _dashpots_on_a_spinning_body(orientation, spin):
+    """``(forces, gaps)`` of two springs with dashpots, at body-frame ``(+-0.1, 0, 0)`` m and 1e-4 m into the
+    floor, on a body of that ``orientation`` whose centre is at rest and whose body-frame spin is ``spin``."""
     from mime.dynamics import RigidState
 
-    w, c = 2.0, 50.0
     with jax.enable_x64(True):
         body = _body()
-        plan = plan_penalty(body=body, surface=Plane(), stiffness=K, damping=c,
+        plan = plan_penalty(body=body, surface=Plane(), stiffness=K, damping=C,
                             points=[[-0.1, 0.0, 0.0], [0.1, 0.0, 0.0]])
         start = RigidState.from_mapping(body.initial_state())
-        state = RigidState(start.position, start.orientation, start.velocity, jnp.array([0.0, w, 0.0]))
-        f, gaps = plan.forces(state)
-    # (0, w, 0) x (x, 0, 0) = (0, 0, -w x): the point at +x moves down (closing), the one at -x up
-    spring = K * 1e-4
+        f, gaps = plan.forces(RigidState(start.position, jnp.asarray(orientation, jnp.float64), start.velocity,
+                                         jnp.asarray(spin, jnp.float64)))
     np.testing.assert_allclose(np.asarray(gaps), [-1e-4, -1e-4], rtol=1e-12)
-    np.testing.assert_allclose(np.asarray(f), [spring - c * w * 0.1, spring + c * w * 0.1], rtol=1e-12)
+    return np.asarray(f)
+
+
+def test_the_dashpot_reads_each_point_velocity_of_a_spinning_body():
+    """A body turning about the y axis, its centre at rest: a point's velocity is w x r, so the one at
+    x = +0.1 comes down at w 0.1 and its dashpot adds c w 0.1, while the one at x = -0.1 rises as fast
+    and its dashpot takes as much away."""
+    f = _dashpots_on_a_spinning_body([1.0, 0.0, 0.0, 0.0], [0.0, W, 0.0])
+    # (0, w, 0) x (x, 0, 0) = (0, 0, -w x): the point at +x moves down (closing), the one at -x up
+    np.testing.assert_allclose(f, [K * 1e-4 - C * W * 0.1, K * 1e-4 + C * W * 0.1], rtol=1e-12)
+
+
+def test_the_dashpot_turns_the_body_frame_spin_into_the_world_before_it_reads_a_point_velocity():
+    """The same two points on a body turned a quarter turn about z: they lie on the world's y axis, and a
+    spin about the body's -y axis is a spin about the world's +x. The point at world y = -0.1 comes down
+    and the one at y = +0.1 rises (a spin read in the wrong frame would move neither)."""
+    quarter = [np.cos(np.pi / 4), 0.0, 0.0, np.sin(np.pi / 4)]
+    f = _dashpots_on_a_spinning_body(quarter, [0.0, -W, 0.0])
+    np.testing.assert_allclose(f, [K * 1e-4 + C * W * 0.1, K * 1e-4 - C * W * 0.1], rtol=1e-12)

@@ -3,6 +3,7 @@
 import math
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -31,6 +32,34 @@ def test_wrench_torque_sign(bar):
         s = {**bar.equilibrium(), "theta": 0.01}
         _, tau = bar.wrench(s)
         assert float(tau) < 0  # raising the +r end unloads it: the torque pushes it back down
+
+
+@pytest.mark.parametrize("theta", [0.0, 0.3, -1.1])
+def test_each_supports_velocity_is_the_rate_of_its_position(theta):
+    """The supports' velocities (what a damper reads) are the time derivative of their positions along the
+    state's rates, taken here by forward-mode differentiation of ``support_points``'s positions alone."""
+    bar = PlanarBarNode(supports=(-0.1, 0.05, 0.2), stiffness=1e5)
+    with jax.enable_x64(True):
+        state = {"y": jnp.float64(-2e-3), "theta": jnp.float64(theta), "y_rate": jnp.float64(0.4),
+                 "theta_rate": jnp.float64(-3.0)}
+
+        def positions(y, th):
+            return bar.support_points({**state, "y": y, "theta": th})[0]
+
+        _, rate = jax.jvp(positions, (state["y"], state["theta"]), (state["y_rate"], state["theta_rate"]))
+        np.testing.assert_allclose(np.asarray(bar.support_points(state)[1]), np.asarray(rate), rtol=1e-14, atol=1e-17)
+
+
+@pytest.mark.parametrize("supports, gravity", [((0.05, 0.2), -9.81), ((-0.1, 0.1), 9.81)],
+                         ids=["both supports on one side of the centre", "gravity pointing up"])
+def test_a_rest_that_would_leave_a_support_pulling_or_the_bar_unloaded_is_refused(supports, gravity):
+    """Linear springs balance any load, but a support can only push: with both supports on one side of the
+    centre, the level rest's moment balance needs one of them pulling (its gap open), and an upward load
+    needs both; either way there is no rest on the supports, and ``equilibrium`` says so."""
+    bar = PlanarBarNode(supports=supports, gravity=gravity)
+    with pytest.raises(ValidationError, match=r"equilibrium: load = .* is not allowed; expected a downward load "
+                                              r"\(N\) that keeps every support compressed"):
+        bar.equilibrium()
 
 
 def test_frozen_modes_of_the_bar(bar):

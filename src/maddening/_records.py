@@ -122,7 +122,7 @@ anomalies.register(
         },
         summary=(
             "Contact is a branch taken once per step, so jax.grad differentiates the branch and never "
-            "the moment of contact. For a drop from 1 m with dt = 1e-3 s observed at T = 0.8 s after "
+            "the moment of contact. For a drop from 1 m with dt = 0.001 s observed at T = 0.8 s after "
             "one bounce, dx(T)/dh is 0 and dx(T)/d|g| is far from the exact value; dx(T)/de is right. "
             "Nothing warns. Every node that branches on its own state shares it; "
             "BallNode(locate_contact=True) is the route around it."

@@ -49,6 +49,8 @@ async () => {
   const notText = ".cell_input, mjx-container, .headerlink, .specbook-figure, [class*='highlight-']:not(.output)";
   const shownText = readWithout(notText);
   const proseText = readWithout(notText + ", pre, code, .highlight");
+  // The sentences alone: the prose without its tables (a table may keep a column of e-notation)
+  const sentenceText = readWithout(notText + ", pre, code, .highlight, table");
   // Text outputs of cells whose code the reader does not see (hidden or removed input): a visible
   // cell may show its result as a REPL does, a hidden one has nothing to show but tables and figures.
   const outputs = [...article.querySelectorAll(".cell_output .output.text_plain")].filter(o => {
@@ -99,7 +101,7 @@ async () => {
       }
     }
   }
-  return {column: {left, width}, blocks, shownText, proseText,
+  return {column: {left, width}, blocks, shownText, proseText, sentenceText,
           outputs, smallestProse: smallest, figures, mathShown, viewport: window.innerWidth,
           screen: window.innerHeight, height: page.scrollHeight,
           pageWidth: page.scrollWidth, windowWidth: page.clientWidth, overflow: overflow.slice(0, 5)};
@@ -225,6 +227,21 @@ def float_noise(text: str) -> list[str]:
         if _noisy(whole, fraction) or len(fraction) >= 13:
             found.append(m.group(0))
     return found
+
+
+_E_NOTATION = re.compile(r"(?<![\w.])[-−]?\d+(?:\.\d+)?e[-+−]?\d+\b")
+
+
+def e_notation(text: str) -> list[str]:
+    """Numbers a sentence writes as code does (``4.76e-04``) instead of in powers of ten (``4.76 × 10⁻⁴``,
+    ``specbook.scientific``).
+
+    >>> e_notation("recorded 4.76e-04 s late, within 1e-12 and 2E+3, against 4.76 × 10⁻⁴ s")
+    ['4.76e-04', '1e-12']
+    >>> e_notation("the file e2e-3.md, a hash 3e8f1c and version 1.2e")
+    []
+    """
+    return _E_NOTATION.findall(text)
 
 
 def rounded_to_zero(value: str, shown: str) -> bool:

@@ -21,7 +21,7 @@ import pytest
 import browser_visit
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, e_notation, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -82,6 +82,7 @@ READER_BROKEN = _ARTICLE.format(title="reader-broken", body="""
 <div class="cell tag_hide-input"><div class="cell_input"></div><div class="cell_output">
 <div class="output text_plain"><pre>&lt;matplotlib.legend.Legend at 0x7f00aa11&gt;</pre></div></div></div>
 <p>The spacing rule gives spacing = 0.00030000000000000003 m.</p>
+<p>The contact is recorded 4.76e-04 s late.</p>
 <table><tr><td>a</td><td style="white-space: nowrap">maddening.core.simulation.integrators.integrate_node and a notes column that never wraps at all, so the table runs far past the column edge</td></tr></table>
 <div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 900px">x</mjx-math></mjx-container></div>
 <div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
@@ -98,6 +99,7 @@ READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
 <div class="cell"><div class="cell_input"><pre>trajectory.values('ball.x')[-1].tolist()</pre></div><div class="cell_output">
 <div class="output text_plain"><pre>[2.0, 2.0]</pre></div></div></div>
 <p>The spacing rule gives spacing = 0.0003 m.</p>
+<p>The contact is recorded 4.76 × 10⁻⁴ s late.</p>
 <div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 400px">x</mjx-math></mjx-container></div>
 <div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
 <img class="specbook-figure" alt="one panel at the column's width" src="data:image/png;base64,{fig}" data-min-font-pt="11" data-dpi="100" width="680">
@@ -268,6 +270,12 @@ def test_a_bare_value_under_a_hidden_cell_is_caught(reports):
 def test_binary_float_noise_is_caught(reports):
     assert float_noise(reports["reader-broken"].layout["shownText"]) == ["2.001951252151805", "0.00030000000000000003"]
     assert float_noise(reports["reader-clean"].layout["shownText"]) == []
+
+
+def test_e_notation_in_a_sentence_is_caught_and_in_a_table_is_not(reports):
+    assert e_notation(reports["reader-broken"].layout["sentenceText"]) == ["4.76e-04"]
+    assert e_notation(reports["reader-clean"].layout["sentenceText"]) == []  # its table holds 3.2e-05
+    assert "3.2e-05" in reports["reader-clean"].layout["proseText"]
 
 
 def test_a_table_equation_or_figure_wider_than_the_column_is_caught(reports):

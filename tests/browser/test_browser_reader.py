@@ -1,5 +1,5 @@
 """Every page as a reader sees it at 1280 px: no Markdown or TeX left as text, no stray values,
-no unformatted numbers, nothing wider than the text column, no figure text too small to read,
+no unformatted numbers, no e-notation in a sentence, nothing wider than the text column, no figure text too small to read,
 no backslash drawn in a formula, no page wider than the window, and no page but an API
 reference taller than 15 screens.
 
@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, e_notation, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -44,6 +44,14 @@ def test_no_cell_shows_a_bare_value(visit, doc):
 def test_no_number_shows_unformatted(visit, doc):
     noise = float_noise(visit(doc).layout["shownText"])
     assert not noise, f"{doc}: numbers shown with binary noise or every digit of a float: {noise}"
+
+
+@pytest.mark.parametrize("doc", [doc for doc in PAGES if doc not in API_REFERENCES])
+def test_no_sentence_writes_a_number_as_code_does(visit, doc):
+    """Prose writes a small figure in powers of ten (``specbook.scientific``); a table may keep e-notation,
+    and an API reference quotes its docstrings' constants as code writes them."""
+    found = e_notation(visit(doc).layout["sentenceText"])
+    assert not found, f"{doc}: numbers written as code writes them, in a sentence: {found}"
 
 
 @pytest.mark.parametrize("doc", PAGES)

@@ -172,3 +172,15 @@ def test_batched_step_rejects_states_without_one_batch_axis():
         step(simulation.initial_state_, simulation.params_, 0.3)
     with pytest.raises(ValidationError, match=r"dt to be a scalar or of shape \(5,\), got shape \(3,\)"):
         step(state, simulation.params_, jnp.full(3, 0.1))
+
+
+def test_sharded_step_on_a_mesh_is_bitwise_the_batched_step():
+    simulation = box_simulation()
+    x, v = random_points(8, 4.0, seed=3)
+    state = batch(simulation, x, v)
+    dt = 0.3  # one dt shared by the batch
+    mesh = jax.make_mesh((jax.device_count(),), ("batch",))
+    reference = jax.jit(simulation.step_function(differentiable=False, batched=True))(state, simulation.params_, dt)
+    result = jax.jit(simulation.step_function(differentiable=False, batched=True, mesh=mesh))(
+        state, simulation.params_, dt)
+    assert_bitwise(result, reference)

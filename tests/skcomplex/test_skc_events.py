@@ -137,3 +137,15 @@ def test_a_chain_advances_by_its_taylor_polynomial():
     assert float(out["x_d1"]) == pytest.approx(2 + 3 * t + 4 * t**2 / 2, rel=1e-15)
     assert float(out["x_d2"]) == pytest.approx(3 + 4 * t, rel=1e-15)
     assert float(out["x_d3"]) == 4.0
+
+
+def test_a_wall_crossed_later_in_the_step_waits_for_its_own_crossing():
+    """In one step of 1.9 the ball hits right (t = 0.5), top (t = 1) and left (t = 1.5) of the unit box; the
+    top wall, found from the first search on, must not act before the ball reaches it."""
+    trajectory = simulate(box_walls(), 1.9, 1.9, x=[0.5, 0.5], x_d1=[1.0, 0.5]).trajectory_
+    assert [e.interactions for e in trajectory.events] == [("right",), ("top",), ("left",)]
+    # exact path: straight lines between the walls; 1e-12 is the finder's promised EVENT_TIME_RTOL
+    np.testing.assert_allclose(trajectory.event_times(), [0.5, 1.0, 1.5], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(trajectory.events[0].states["ball.x_d1"], [-1.0, 0.5], atol=1e-12)
+    np.testing.assert_allclose(trajectory.events[1].states["ball.x"], [0.5, 1.0], atol=1e-12)
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.4, 0.55], atol=1e-12)

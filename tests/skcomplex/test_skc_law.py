@@ -79,3 +79,13 @@ def test_box_keeps_the_point_inside():
     x = trajectory.values("ball.x")
     assert np.all(x >= -1e-12) and np.all(x <= 1 + 1e-12)
     assert len(trajectory.events) > 10
+
+
+def test_event_times_of_a_wall_include_the_crossings_its_region_let_through():
+    # the wall x = 1 only reflects for y > 0; at y = -0.5 the ball crosses it at t = 0.5 and goes on
+    hole = ReflectionInteraction("wall", target="ball", guard=lambda s: s.target.x[0] - 1.0, direction=1,
+                                 region=lambda s: s.target.x[1] > 0)
+    trajectory = simulate([hole], 0.1, 1.0, x=[0.5, -0.5], x_d1=[1.0, 0.0]).trajectory_
+    # 1e-12: the finder's promised EVENT_TIME_RTOL
+    np.testing.assert_allclose(trajectory.event_times("wall"), [0.5], rtol=1e-12, atol=0)
+    np.testing.assert_allclose(trajectory.event_times(), [0.5], rtol=1e-12, atol=0)

@@ -105,3 +105,15 @@ def test_the_loop_is_traced_once_for_a_ladder():
     assert once > 0
     simulation(guard=counted, dt=0.0125).run(until=1.5)
     assert len(traces) == once  # the fourth rung traced nothing: its loop was compiled already
+
+
+def test_guards_made_by_one_factory_are_different_programs_and_keep_their_own_walls():
+    def wall_at(c):
+        return lambda s: s.target.x[0] - c  # every guard here has the same name and code, another c
+
+    near = simulation(guard=wall_at(1.0)).run(until=2.0).trajectory_
+    far = simulation(guard=wall_at(1.5)).run(until=2.0).trajectory_
+    # x = t from 0 at speed 1: the walls at x = 1 and x = 1.5 are hit at t = 1 and t = 1.5 (12 digits: the
+    # finder's promised EVENT_TIME_RTOL)
+    assert near.events[0].time == pytest.approx(1.0, abs=1e-12)
+    assert far.events[0].time == pytest.approx(1.5, abs=1e-12)

@@ -104,3 +104,14 @@ def test_ordering_rule_runs_missing_stages():
     assert not simulation.checked_
     simulation.run(until=0.2)
     assert simulation.checked_ and hasattr(simulation, "step_")
+
+
+def test_a_vector_state_with_fewer_components_than_the_space_is_refused():
+    with pytest.raises(ValidationError, match=r"state x must be a scalar or have n_dim=2 components.*got 1"):
+        sim(x=[0.0], x_d1=[1.0]).check()
+
+
+@pytest.mark.parametrize("value", [math.nan, math.inf])
+def test_a_guard_that_is_not_finite_at_the_initial_state_is_named_in_check(value):
+    with pytest.raises(ValidationError, match=r"guard must be finite at the initial state, got (nan|inf)"):
+        sim(wall(guard=lambda s: s.target.x[0] * value)).check()

@@ -152,7 +152,7 @@ def test_a_wall_crossed_later_in_the_step_waits_for_its_own_crossing():
 
 
 @pytest.mark.xfail(strict=True, reason=(
-    "known defect, found 2026-12-07: a point stopped on a wall by restitution 0, whose acceleration presses it "
+    "SKC-ANO-001, found 2026-12-07: a point stopped on a wall by restitution 0, whose acceleration presses it "
     "into the wall, passes through it with no warning. On the wall with no normal speed the slide rule "
     "(SLIDE) stops the search, and a reflection holds no resting contact (book/skcomplex/reflection.md, "
     "'A point pressed into a wall at rest')"))

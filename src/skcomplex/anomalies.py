@@ -1,0 +1,111 @@
+"""skcomplex's known defects: each a record here, a strict xfail test that shows it, and a row in the book.
+
+skcomplex imports neither MADDENING nor MIME, so it keeps a registry of its own. A record has the
+fields of ``maddening.anomalies.Anomaly`` that the book reads (its id, title, the dotted names it
+affects, its status and the version that resolved it, the test that pins it, a summary, and figures
+with a function that measures them), so the book's anomalies page and its boxes of known defects
+read the three registries alike.
+
+>>> record = get("SKC-ANO-001")
+>>> record.status, record.affects[0]
+('open', 'skcomplex.engine.events.locate_crossing')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from skcomplex.exceptions import ValidationError
+
+__all__ = ["Anomaly", "STATUSES", "all_records", "get", "register"]
+
+STATUSES = ("open", "resolved")
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """A known defect of skcomplex.
+
+    Attributes:
+        id: Stable identifier, ``SKC-ANO-`` and a number.
+        title: One line saying what is wrong.
+        affects: Dotted names of the affected objects.
+        status: ``"open"`` or ``"resolved"``.
+        resolved_in: The version that resolved it (``None`` while open).
+        pinned_by: The pytest node id of the test that shows it.
+        summary: What happens, in a few sentences.
+        figures: Figures stated when it was recorded (with ``source``); none so far.
+        source: Where ``figures`` come from.
+        measure: Optional callable returning the figures measured now.
+    """
+
+    id: str
+    title: str
+    affects: tuple[str, ...]
+    status: str
+    resolved_in: str | None
+    pinned_by: str
+    summary: str = ""
+    figures: Mapping[str, float] = field(default_factory=dict)
+    source: str = ""
+    measure: Callable[[], Mapping[str, float]] | None = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.status not in STATUSES:
+            raise ValidationError(f"{self.id}: status must be one of {list(STATUSES)}, got {self.status!r}")
+        if (self.status == "resolved") != (self.resolved_in is not None):
+            raise ValidationError(f"{self.id}: resolved_in must be a version when status is 'resolved', and None "
+                                  f"when it is 'open', got {self.resolved_in!r}")
+
+    def tolerance_for(self, figure: str) -> float:
+        """The tolerance of a figure: exact, since skcomplex's records state none to compare."""
+        return 0.0
+
+
+_REGISTRY: dict[str, Anomaly] = {}
+
+
+def register(record: Anomaly) -> Anomaly:
+    """Add ``record``; the same record again is a no-op, another record under a taken id is refused."""
+    if not isinstance(record, Anomaly):
+        raise ValidationError(f"record must be a skcomplex.anomalies.Anomaly, got {record!r}")
+    existing = _REGISTRY.get(record.id)
+    if existing is not None and existing != record:
+        raise ValidationError(f"record.id must be an id not already registered with another record, got {record.id!r}")
+    _REGISTRY[record.id] = record
+    return record
+
+
+def get(id: str) -> Anomaly:
+    """The record with ``id``; an unknown id is refused, naming the known ones."""
+    try:
+        return _REGISTRY[id]
+    except (KeyError, TypeError):
+        raise ValidationError(f"id must be one of {sorted(_REGISTRY)}, got {id!r}") from None
+
+
+def all_records() -> list[Anomaly]:
+    """Every registered record, in registration order."""
+    return list(_REGISTRY.values())
+
+
+register(
+    Anomaly(
+        id="SKC-ANO-001",
+        title="A point stopped on a wall and pressed into it by its acceleration falls through the wall",
+        affects=("skcomplex.engine.events.locate_crossing",
+                 "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
+        status="open",
+        resolved_in=None,
+        pinned_by="tests/skcomplex/test_skc_events.py::"
+                  "test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_run_says_why",
+        summary=(
+            "A reflection only changes a velocity. When a bounce leaves a point on a wall with no normal speed "
+            "(restitution 0) while its acceleration presses it into the wall, the engine takes the point as "
+            "sliding along the wall and searches no crossing of it, so the point passes through the wall and "
+            "nothing warns. With restitution above 0 the same drop ends in EventLimitError instead. Found "
+            "2026-12-07; the reflection page measures the case live."
+        ),
+    )
+)

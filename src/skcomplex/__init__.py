@@ -21,7 +21,7 @@ from skcomplex.core import (
     describe_parameters,
 )
 from skcomplex.engine import Event, Simulation, Trajectory, locate_crossing
-from skcomplex.exceptions import EventLimitError, ValidationError
+from skcomplex.exceptions import EventLimitError, RestingContactError, ValidationError
 from skcomplex.models.physics.common.mechanics import ReflectionInteraction, reflect
 
 __all__ = [
@@ -35,6 +35,7 @@ __all__ = [
     "PointElement",
     "RealSet",
     "ReflectionInteraction",
+    "RestingContactError",
     "RoleSpec",
     "Simulation",
     "System",

@@ -7,8 +7,8 @@ with a function that measures them), so the book's anomalies page and its boxes 
 read the three registries alike.
 
 >>> record = get("SKC-ANO-001")
->>> record.status, record.affects[0]
-('open', 'skcomplex.engine.events.locate_crossing')
+>>> record.status, record.resolved_in, record.affects[0]
+('resolved', '0.1.0', 'skcomplex.engine.events.locate_crossing')
 """
 
 from __future__ import annotations
@@ -96,16 +96,17 @@ register(
         title="A point stopped on a wall and pressed into it by its acceleration falls through the wall",
         affects=("skcomplex.engine.events.locate_crossing",
                  "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
-        status="open",
-        resolved_in=None,
+        status="resolved",
+        resolved_in="0.1.0",
         pinned_by="tests/skcomplex/test_skc_events.py::"
                   "test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_run_says_why",
         summary=(
-            "A reflection only changes a velocity. When a bounce leaves a point on a wall with no normal speed "
-            "(restitution 0) while its acceleration presses it into the wall, the engine takes the point as "
-            "sliding along the wall and searches no crossing of it, so the point passes through the wall and "
-            "nothing warns. With restitution above 0 the same drop ends in EventLimitError instead. Found "
-            "2026-12-07; the reflection page measures the case live."
+            "A reflection only changes a velocity. When a bounce left a point on a wall with no normal speed "
+            "(restitution 0) while its acceleration pressed it into the wall, the engine took the point as "
+            "sliding along the wall and searched no crossing of it, so the point passed through the wall and "
+            "nothing warned. Found 2026-12-07 and resolved the same day, before a release: the step now "
+            "reports a point whose speed into a wall it slides along grows past the slide floor "
+            "(info['pressed']), and Simulation.run stops with RestingContactError naming the wall and the step."
         ),
     )
 )

@@ -43,6 +43,7 @@ CONTACT_SOLVER = "book/mime/contact-solver.md"
 
 _BALL = "maddening/nodes/ball.py"
 _EVENTS = "skcomplex/engine/events.py"
+_STEPPER = "skcomplex/engine/_stepper.py"
 _REFLECT = "skcomplex/models/physics/common/mechanics/_reflection.py"
 _SCHEMES = "maddening/core/simulation/_second_order_schemes.py"
 _MODES = "maddening/analysis/contact_modes.py"
@@ -157,6 +158,13 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_EVENTS, "brackets = (hs[:-1] < 0) & (hs[1:] >= 0)", "brackets = (hs[:-1] < 0) & (hs[1:] > 0)"),),
           (REFLECTION,), ("seed_example", "seed_event_on_boundary", "boundary_state_reflected",
                           "boundary_no_retrigger")),
+    Fault("pressed_rate_at_the_pass_start", "reflection",
+          "The check for a point pressed into a wall it slides along reads the guard's rate at the start of "
+          "the event pass, where a point just stopped on the wall has none, instead of at its end: the point "
+          "leaves the slide unseen and falls through the wall, as SKC-ANO-001 did.",
+          (Patch(_STEPPER, "inward = jnp.stack(rates(elements, advance,",
+                 "inward = jnp.stack(rates(elements, jnp.zeros_like(advance),"),),
+          (REFLECTION,), ("rest_stops_naming_the_floor", "rest_stops_in_the_landing_step")),
     Fault("events_direction_sign_flipped", "reflection",
           "The finder searches f = -direction * g: a direction=1 wall counts the crossings from the "
           "positive side, and the ones it should count pass through.",

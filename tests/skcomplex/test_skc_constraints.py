@@ -69,7 +69,7 @@ UNTABLED = {
     "Interaction", "CrossingInteraction", "ReflectionInteraction",  # the annotated signature is the declaration
     "Trajectory", "Event",  # built by Simulation.run, never by a user
     "RealSet", "FiniteSet", "ParameterSpec", "RoleSpec",  # the declaration vocabulary of interactions
-    "ValidationError", "EventLimitError",  # errors
+    "ValidationError", "EventLimitError", "RestingContactError",  # errors
 }
 
 

@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skc_scenarios import box_walls, plane_guard, simulate
-from skcomplex import EventLimitError, ReflectionInteraction
+from skcomplex import EventLimitError, ReflectionInteraction, RestingContactError
 
 
 def _line_walls():
@@ -151,22 +151,63 @@ def test_a_wall_crossed_later_in_the_step_waits_for_its_own_crossing():
     np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.4, 0.55], atol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SKC-ANO-001, found 2026-12-07: a point stopped on a wall by restitution 0, whose acceleration presses it "
-    "into the wall, passes through it with no warning. On the wall with no normal speed the slide rule "
-    "(SLIDE) stops the search, and a reflection holds no resting contact (book/skcomplex/reflection.md, "
-    "'A point pressed into a wall at rest')"))
-def test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_run_says_why():
-    """Dropped from 1 m under 1 m/s^2 onto a floor with restitution 0, on the slope's plane and on a level
-    one: the point must stay on the floor (to rounding), or the run must stop with an error naming the wall.
-    Today it lands once and falls through, ending 1.257 m below."""
-    for slope in (0.0, 0.7):
-        floor = ReflectionInteraction("floor", target="ball", guard=lambda s, k=slope: k * s.target.x[0] - s.target.x[1],
-                                      direction=1, restitution=0.0)
-        try:
-            trajectory = simulate([floor], 0.1, 3.0, x=[0.0, 1.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0]).trajectory_
-        except Exception as error:  # a run that stops must say which wall it could not hold the point on
-            assert "floor" in str(error), error
-            continue
-        x = trajectory.values("ball.x")
-        assert np.max(slope * x[:, 0] - x[:, 1]) <= 1e-12, f"slope {slope}: the point ended past the floor"
+@pytest.mark.parametrize("direction", [1, 0, -1])
+@pytest.mark.parametrize("slope", [0.0, 0.7])
+def test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_run_says_why(slope, direction):
+    """SKC-ANO-001, resolved: dropped from 1 m under 1 m/s^2 onto a floor with restitution 0, on a level
+    floor and on a slope's plane, for each direction of crossing: the point must stay on the floor (to
+    rounding), or the run must stop with an error naming the wall. It lands at t = sqrt(2) s (x = 0 on
+    every floor), and nothing can hold it there, so the run stops in the step that holds the landing."""
+    side = 1.0 if direction >= 0 else -1.0  # the guard's sign puts the point on the from side
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: side * (slope * s.target.x[0] - s.target.x[1]),
+                                  direction=direction, restitution=0.0)
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+        simulate([floor], 0.1, 3.0, x=[0.0, 1.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
+    assert stopped.value.wall == "floor"
+    assert stopped.value.start <= math.sqrt(2.0) <= stopped.value.end
+
+
+@pytest.mark.parametrize("dt", [0.1, 1e-3, 1e-6])
+def test_a_point_sliding_along_a_floor_it_is_not_pressed_into_slides_on(dt):
+    """Restitution 0 on a level floor with the acceleration along it: the point lands at t = 1e-4 s and then
+    slides, x = t + t^2 / 4, never reported as pressed, at steps down to 1e-6 s, where the guard's own rounding
+    is as large as a step's motion across it."""
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1, restitution=0.0)
+    until = 1e-4 + 200 * dt
+    trajectory = simulate([floor], dt, until, x=[0.0, 1e-4], x_d1=[1.0, -1.0], x_d2=[0.5, 0.0]).trajectory_
+    assert [e.interactions for e in trajectory.events] == [("floor",)]
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [until + until**2 / 4, 0.0], rtol=1e-12, atol=1e-15)
+
+
+def test_a_point_pulled_off_a_floor_after_landing_is_not_pressed():
+    """Thrown down at 1 m/s from 0.1 m with an acceleration of 1 m/s^2 upward, onto a floor with restitution 0:
+    it lands at t = 1 - sqrt(0.8) s, is held with no normal speed, and the acceleration lifts it off again:
+    y = (t - t_land)^2 / 2 afterwards."""
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1, restitution=0.0)
+    trajectory = simulate([floor], 0.1, 2.0, x=[0.0, 0.1], x_d1=[0.0, -1.0], x_d2=[0.0, 1.0]).trajectory_
+    landing = 1.0 - math.sqrt(0.8)
+    np.testing.assert_allclose(trajectory.event_times(), [landing], rtol=1e-12)
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1, 1], (2.0 - landing) ** 2 / 2, rtol=1e-12)
+
+
+def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():
+    """``info['pressed']`` of the batched step (and of the per-point step, which it equals bit for bit) flags the
+    point pressed into the floor and not the one sliding along it."""
+    import jax
+    import jax.numpy as jnp
+
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1, restitution=0.0)
+    ball = PointElement("ball", x=[0.0, 1.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
+    simulation = Simulation(System([ball], [floor], ContinuousSpace(2)), dt=0.1).prepare()
+    with jax.enable_x64(True):
+        state = {"t": jnp.zeros(2), "on_wall": jnp.zeros((2, 1), bool), "scale": jnp.zeros((2, 1)),
+                 "elements": {"ball": {"x": jnp.asarray([[0.0, 0.05], [0.0, 0.05]]),
+                                       "x_d1": jnp.asarray([[0.0, -1.0], [1.0, -1.0]]),
+                                       "x_d2": jnp.asarray([[0.0, -1.0], [0.5, 0.0]])}}}
+        batched = jax.jit(simulation.step_function(differentiable=False, batched=True))
+        per_point = jax.jit(jax.vmap(simulation.step_function(differentiable=False), in_axes=(0, None, None)))
+        (_, info), (_, alone) = batched(state, simulation.params_, 0.1), per_point(state, simulation.params_, 0.1)
+    np.testing.assert_array_equal(info["pressed"], [[True], [False]])
+    np.testing.assert_array_equal(alone["pressed"], info["pressed"])

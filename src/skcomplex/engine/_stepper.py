@@ -20,7 +20,8 @@ from skcomplex.exceptions import ValidationError
 State = dict[str, Any]
 TIE = 1e-12  # crossings within TIE * (rest of the step) of the earliest are simultaneous (a corner);
 # a rest of the step shorter than TIE * dt is advanced without a search.
-SLIDE = 1e-10  # on a wall, a departure speed below SLIDE * the impact speed is sliding (e = 0)
+SLIDE = 1e-10  # on a wall, a departure speed below SLIDE * the impact speed is sliding (e = 0); a point
+# held there whose speed into the wall grows past it is pressed into the wall (RestingContactError)
 
 
 @dataclass(frozen=True)
@@ -98,7 +99,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
 
             found, tau, impact, sliding = locate_crossing(
                 path, remaining, direction=interaction.direction, on_wall=on_wall[k],
-                search_path=search, slide_floor=SLIDE * scale[k],
+                search_path=search, slide_floor=SLIDE * jnp.abs(scale[k]),
                 subdivisions=options.subdivisions, iterations=options.iterations,
             )
             founds.append(found)
@@ -106,6 +107,19 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             impacts.append(impact)
             slides.append(sliding)
         return jnp.stack(founds), jnp.stack(taus), jnp.stack(impacts), jnp.stack(slides)
+
+    def rates(elements: dict, at: Any, walls: list[int]) -> list[Any]:
+        # each wall's guard rate dg/dtau at tau = ``at`` along the exact path from ``elements`` (no gradient).
+        # Computed apart from the step's own path (behind an optimization barrier), so that XLA fuses the
+        # step's arithmetic as it would without these rates: the step's results keep every bit.
+        frozen, at = lax.optimization_barrier((lax.stop_gradient(elements), lax.stop_gradient(at)))
+        out = []
+        for k in walls:
+            interaction, label = crossings[k], crossings[k].target
+            _, rate = jax.jvp(lambda tau, i=interaction, s=frozen[label], c=chains[label]:
+                              i.guard_value(advance_states(s, c, tau)), (at,), (jnp.ones_like(at),))
+            out.append(rate)
+        return out
 
     def iteration(carry: dict, params: dict) -> dict:
         elements, remaining, on_wall = carry["elements"], carry["remaining"], carry["on_wall"]
@@ -124,6 +138,12 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             hits = found & (times - earliest <= TIE * lax.stop_gradient(remaining))
         advance = jnp.where(any_found, earliest, remaining)
         moved = {label: advance_states(s, chains[label], advance) for label, s in elements.items()}
+        if crossings:
+            # the side a hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
+            undirected = [k for k, i in enumerate(crossings) if i.direction == 0]
+            moving = dict(zip(undirected, rates(elements, advance, undirected)))
+            into = jnp.stack([jnp.sign(moving[k]) if k in moving else jnp.asarray(float(i.direction), scale.dtype)
+                              for k, i in enumerate(crossings)])
         acted = []
         for k, interaction in enumerate(crossings):
             label = interaction.target
@@ -138,7 +158,14 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         new["elements"] = moved
         new["on_wall"] = hits | (on_wall & (sliding | (tiny & ~any_found)))
         if crossings:
-            new["scale"] = jnp.where(hits, impacts, scale)
+            # the last impact's guard rate, its sign the side crossed into (its size sets the slide floor)
+            new["scale"] = jnp.where(hits, into * impacts, scale)
+            # Pressed: a point sliding along a wall (held there with no normal speed, as restitution 0 leaves
+            # it) whose guard moves into the wall faster than the slide floor by the end of the pass. A
+            # reflection holds no resting contact: the next pass would take the point as leaving the wall and
+            # let it through, so the step reports it instead.
+            inward = jnp.stack(rates(elements, advance, list(range(len(crossings))))) * jnp.sign(scale)
+            new["pressed"] = carry["pressed"] | (on_wall & sliding & ~hits & (inward > SLIDE * jnp.abs(scale)))
         new["remaining"] = jnp.where(any_found, remaining - earliest, jnp.zeros_like(remaining))
         new["events"] = carry["events"] + any_found.astype(carry["events"].dtype)
         new["iteration"] = carry["iteration"] + 1
@@ -165,6 +192,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             "elements": state["elements"],
             "on_wall": jnp.asarray(state["on_wall"], dtype=bool),
             "scale": jnp.asarray(state["scale"], dtype=dt.dtype),
+            "pressed": jnp.zeros(jnp.shape(state["on_wall"]), dtype=bool),
             "remaining": dt,
             "events": jnp.asarray(0, dtype=jnp.int32),
             "iteration": jnp.asarray(0, dtype=jnp.int32),
@@ -190,6 +218,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         info = {
             "events": carry["events"],
             "overflow": (carry["remaining"] > 0) | (carry["events"] > options.max_events),
+            "pressed": carry["pressed"],
         }
         if options.record:
             info["log"] = carry["log"]
@@ -204,11 +233,16 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
     ``state`` is ``{'t': time, 'elements': {label: {name: array}}, 'on_wall':
     bool[n_crossings], 'scale': float[n_crossings]}`` (``on_wall`` flags the
     walls the point sits on after an event, ``scale`` keeps each wall's last
-    impact speed, the reference for telling a slide from a departure); ``params`` is ``{interaction_label: {name: value}}``.
+    impact rate ``dg/dt``: its size is the reference for telling a slide from a
+    departure, its sign the side the point crossed into); ``params`` is
+    ``{interaction_label: {name: value}}``.
     ``info`` holds ``events`` (the number of crossings located in the step),
-    ``overflow`` (the step could not be finished within ``max_events``) and,
-    when recording, ``log`` (time, hits, acted and post-event states of each
-    event slot).
+    ``overflow`` (the step could not be finished within ``max_events``),
+    ``pressed`` (bool[n_crossings]: a wall the point was held on, reflected onto
+    it or sliding along it, while its motion pressed it into the wall, so that it
+    would pass through: a reflection holds no resting contact) and, when
+    recording, ``log`` (time, hits, acted and post-event states of each event
+    slot).
     """
     parts = build_parts(system, options)
 

@@ -32,7 +32,7 @@ from skcomplex.engine._sharding import MESH_TEXT, is_mesh, sharded_batched_step
 from skcomplex.engine._stepper import StepOptions, build_batched_step, build_step
 from skcomplex.engine.events import DEFAULT_ITERATIONS, DEFAULT_SUBDIVISIONS
 from skcomplex.engine.trajectory import Event, Trajectory
-from skcomplex.exceptions import EventLimitError, ValidationError
+from skcomplex.exceptions import EventLimitError, RestingContactError, ValidationError
 
 __all__ = ["Simulation"]
 
@@ -168,6 +168,8 @@ class Simulation:
         Raises:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
+            skcomplex.exceptions.RestingContactError: a point held on a wall (restitution 0) was pressed
+                into it; a reflection holds no resting contact, so it would have passed through.
         """
         if not hasattr(self, "step_"):
             self.prepare()
@@ -205,6 +207,15 @@ class Simulation:
                     f"the step from t={starts[k]:.6g} to t={ends[k]:.6g} needs more than max_events="
                     f"{self.max_events} crossings; pass a larger max_events or a smaller dt"
                 )
+            pressed = np.nonzero(np.any(log["pressed"], axis=-1))[0]
+            if pressed.size:
+                k = chunk_start + int(pressed[0])
+                wall = self.crossing_labels_[int(np.argmax(log["pressed"][pressed[0]]))]
+                raise RestingContactError(
+                    f"in the step from t={starts[k]:.6g} to t={ends[k]:.6g} the point held on wall {wall!r} "
+                    "with no normal speed (restitution 0) is pressed into it; a reflection holds no resting contact, so the point "
+                    "would pass through the wall. Model the contact with a force, or end the run before it",
+                    wall=wall, start=float(starts[k]), end=float(ends[k]))
             events.extend(self._events(log))
         for path, series in values.items():
             if not np.all(np.isfinite(series)):

@@ -78,12 +78,34 @@ def installed_versions() -> dict[str, str]:
     if found is None:
         found = {}
         for dist in metadata.distributions():
-            name = dist.metadata["Name"] if dist.metadata else None
+            name, version = _name_and_version(dist)
             if name:
-                found.setdefault(_normal(name), dist.version)
+                found.setdefault(_normal(name), version)
         _INSTALLED.clear()
         _INSTALLED[path] = found
     return found
+
+
+def _name_and_version(dist: metadata.Distribution) -> tuple[str | None, str | None]:
+    """A distribution's ``Name`` and ``Version``, read from the header of its metadata alone.
+
+    ``dist.metadata`` parses the whole file as an e-mail message, long description and all: for the
+    few hundred distributions of a scientific environment that took a fifth of a second, in every
+    process that keys a page. The header ends at the first blank line; a file without these fields
+    falls back to the full parse.
+    """
+    text = dist.read_text("METADATA") or dist.read_text("PKG-INFO") or ""
+    fields: dict[str, str] = {}
+    for line in text.splitlines():
+        if not line.strip():
+            break
+        key, colon, value = line.partition(":")
+        if colon and key in ("Name", "Version") and key not in fields:
+            fields[key] = value.strip()
+    if "Name" in fields and "Version" in fields:
+        return fields["Name"], fields["Version"]
+    meta = dist.metadata
+    return (meta["Name"] if meta else None), dist.version
 
 
 def _flag(value: str | None) -> bool:

@@ -58,7 +58,10 @@ def test_skcomplex_batched_step_sharded_is_bitwise(runs, n):
     case = runs[f"skcomplex_n{n}"]
     assert case["events"] > n  # several crossings per point: the later, compacted passes run
     assert case["bitwise"]
-    assert case["bitwise_dt_per_point_capacity_3"]
+
+
+def test_skcomplex_batched_step_sharded_with_one_dt_per_point_and_a_small_buffer_is_bitwise(runs):
+    assert runs["skcomplex_n200"]["bitwise_dt_per_point_capacity_3"]
 
 
 @pytest.mark.parametrize("kind", ["sphere", "box"])

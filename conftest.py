@@ -52,7 +52,10 @@ try:  # the test extras provide both; without them pages are simply not collecte
 except ImportError:  # pragma: no cover
     jupytext = None
 else:
+    from traitlets import Type
+
     from specbook._kernels import ForkedKernels, KernelServer, OverUnixSockets, forking
+    from specbook._ready import PromptShutdown
 
     def _kernel_server() -> str | None:
         """This process's kernel server, started at the first page's kernel (None: kernels start afresh)."""
@@ -61,11 +64,13 @@ else:
             _SERVER = KernelServer().__enter__()
         return _SERVER.path if _SERVER is not None else None
 
-    class _PageKernels(OverUnixSockets, ForkedKernels, nbval.kernel.KernelManager):
+    class _PageKernels(OverUnixSockets, ForkedKernels, PromptShutdown, nbval.kernel.KernelManager):
         """nbval's kernels, as the fault catalogue's: forked from a process that has imported JAX,
         SciPy and matplotlib already (``specbook._kernels``; ``SPECBOOK_FORK_KERNELS=0`` starts them
         afresh), over Unix sockets of their own. No key is made from an nbval run, so the modules the
         server preloaded cannot key a page by more than it uses, as they would the build's runs."""
+
+        client_factory = Type(klass="specbook._ready.ReadyBlockingClient")  # ready with no idle wait
 
         @property
         def fork_server(self) -> str | None:

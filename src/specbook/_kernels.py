@@ -34,6 +34,9 @@ import uuid
 from pathlib import Path
 
 from jupyter_client.manager import AsyncKernelManager
+from traitlets import Type
+
+from specbook._ready import PromptShutdown
 
 __all__ = ["FORK_ENV", "PRELOAD", "ForkedKernels", "KernelServer", "OverUnixSockets", "forking", "manager_class"]
 
@@ -162,8 +165,11 @@ class ForkedKernels:
         return cmd
 
 
-class _Manager(OverUnixSockets, ForkedKernels, AsyncKernelManager):
-    """nbclient's kernel manager: over Unix sockets, forked where a server is given."""
+class _Manager(OverUnixSockets, ForkedKernels, PromptShutdown, AsyncKernelManager):
+    """nbclient's kernel manager: over Unix sockets, forked where a server is given, its client ready
+    as soon as the kernel has answered and its end seen at once (:mod:`specbook._ready`)."""
+
+    client_factory = Type(klass="specbook._ready.ReadyAsyncClient")
 
 
 def manager_class(server: str | None) -> type[AsyncKernelManager]:

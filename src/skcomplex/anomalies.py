@@ -110,3 +110,24 @@ register(
         ),
     )
 )
+
+register(
+    Anomaly(
+        id="SKC-ANO-002",
+        title="A bounce too short to leave the wall's rounding turned the point back into the wall",
+        affects=("skcomplex.engine.events.locate_crossing",),
+        status="resolved",
+        resolved_in="0.1.0",
+        pinned_by="tests/skcomplex/test_skc_events.py::"
+                  "test_a_bounce_too_short_to_leave_the_walls_rounding_does_not_fall_through",
+        summary=(
+            "A bounce leaves the point on the wall up to rounding, sometimes a hair past it. With a small "
+            "restitution (a millionth, or a billionth) the next return is so short that the path never "
+            "gets back to the wall itself, only to the start's own level. The search found that return, but "
+            "its last, traced Newton step aimed at the wall, moved the crossing back to the start, and the "
+            "reflection there turned the departing point back into the wall, through which it fell. Found "
+            "2026-12-07 while testing SKC-ANO-001's fix, and resolved the same day: from a start on the wall "
+            "the last step polishes the return to the start's level, as the search does."
+        ),
+    )
+)

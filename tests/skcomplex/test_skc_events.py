@@ -211,3 +211,29 @@ def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():
         (_, info), (_, alone) = batched(state, simulation.params_, 0.1), per_point(state, simulation.params_, 0.1)
     np.testing.assert_array_equal(info["pressed"], [[True], [False]])
     np.testing.assert_array_equal(alone["pressed"], info["pressed"])
+
+
+def test_a_slow_departure_is_judged_against_its_own_walls_impact():
+    """The slide floor of each wall is a share of that wall's own last impact speed. Here the left wall is hit at
+    100 m/s, then the floor at about 1.5 m/s with restitution 1e-9: the point leaves the floor at 1.5e-9 m/s, above
+    the floor's own slide floor (1e-10 of 1.5 m/s) and below the left wall's (1e-10 of 100 m/s). Judged as a
+    departure it bounces ever lower until a step holds more crossings than max_events; judged against the left
+    wall's impact it would be taken as sliding and stopped as pressed into the floor."""
+    left = ReflectionInteraction("left", target="ball", guard=lambda s: -s.target.x[0], direction=1, restitution=1.0)
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                  restitution=1e-9)
+    with pytest.raises(EventLimitError):
+        simulate([left, floor], 0.25, 1.0, x=[0.5, 0.5], x_d1=[-100.0, -1.0], x_d2=[0.0, -1.0])
+
+
+@pytest.mark.parametrize("restitution", [1e-6, 1e-9])
+def test_a_bounce_too_short_to_leave_the_walls_rounding_does_not_fall_through(restitution):
+    """SKC-ANO-002, resolved: dropped onto a floor with a tiny restitution, the point bounces ever lower (bounce k
+    lasts 2 e^k v / a), so a step holds more crossings than max_events and the run must stop saying so. A bounce
+    left the point a hair below the floor (rounding), and the return search, polished towards g = 0 rather than
+    to the start's own level, put the return at the start: the reflection turned the departing point back
+    down, and it fell through."""
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                  restitution=restitution)
+    with pytest.raises(EventLimitError):
+        simulate([floor], 0.25, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, -1.0])

@@ -105,3 +105,15 @@ def test_random_cubic_crossings_keep_the_promised_accuracy_and_settled_ones_keep
     assert np.all(np.abs(tau[found] - root) <= EVENT_TIME_RTOL * root)
     moved = np.nonzero(tau != plain)[0]
     assert 0 in moved and len(moved) <= n // 2000  # SHORT_CUBIC, and few others
+
+
+def test_a_short_return_from_a_start_a_hair_past_the_wall_is_found_where_it_returns():
+    """From a start on the wall that rounding left 1.9e-17 past it, departing at 1.4e-9 under an acceleration of 1
+    back towards it: the path never reaches g = 0 again, and the return to the start's level is at tau = 2 v
+    (the closed form of (f(tau) - f(0)) / tau = -v + tau / 2). It must be found there, not at the start."""
+    y0, v = -1.90819582e-17, 1.41421364e-09
+    with jax.enable_x64(True):
+        found, tau, _, _ = locate_crossing(lambda t: -(y0 + v * t - 0.5 * t * t), jnp.asarray(0.0858), direction=1,
+                                           on_wall=jnp.asarray(True), slide_floor=1e-10 * 1.4142)
+    assert bool(found)
+    np.testing.assert_allclose(float(tau), 2 * v, rtol=1e-12)

@@ -184,8 +184,11 @@ def locate_crossing(
     tau = carry[2]
     tau = lax.stop_gradient(jnp.where(found, tau, span_s))
 
-    # One traced Newton step: the value barely moves, the gradient is the implicit one.
-    value, slope = jax.jvp(lambda t: sign * path(t), (tau,), (jnp.ones_like(tau),))
+    # One traced Newton step: the value barely moves, the gradient is the implicit one. From a start on the
+    # wall the root is the return to the start's own level (f = f(0), which rounding can leave a hair past
+    # the wall), as the search found it: polishing towards f = 0 instead would pull a short return back
+    # to the start, where the guard has the wrong side's sign.
+    value, slope = jax.jvp(lambda t: sign * path(t) - offset, (tau,), (jnp.ones_like(tau),))
     usable = found & (slope != 0) & jnp.isfinite(slope)
     correction = jnp.where(usable, value / jnp.where(usable, slope, 1.0), 0.0)
     polished = tau - correction

@@ -673,8 +673,8 @@ def test_skcomplex_valid_input_never_returns_nan(height, speed, gravity, restitu
         trajectory = simulation.run(until=1.0).trajectory_
     except sk.EventLimitError:
         return  # documented: more crossings in one step than allowed (a ball coming to rest)
-    except sk.RestingContactError as error:  # documented: restitution 0 leaves the ball pressed onto the floor
-        assert restitution == 0.0 and error.wall == "floor", error
+    except sk.RestingContactError as error:  # documented: restitution 0 (or a slide) leaves the ball pressed on it
+        assert restitution <= 1e-10 and error.wall == "floor", error
         return
     values = {path: trajectory.values(path) for path in trajectory.paths}
     assert _all_finite(values), f"NaN or inf in the trajectory: { {k: v.tolist()[:5] for k, v in values.items()} }"

@@ -106,7 +106,8 @@ register(
             "sliding along the wall and searched no crossing of it, so the point passed through the wall and "
             "nothing warned. Found 2026-12-07 and resolved the same day, before a release: the step now "
             "reports a point whose speed into a wall it slides along grows past the slide floor "
-            "(info['pressed']), and Simulation.run stops with RestingContactError naming the wall and the step."
+            "(info['pressed']), and Simulation.run stops with RestingContactError naming the wall and the step. "
+            "Two ways past that check remain open as SKC-ANO-003."
         ),
     )
 )
@@ -128,6 +129,28 @@ register(
             "reflection there turned the departing point back into the wall, through which it fell. Found "
             "2026-12-07 while testing SKC-ANO-001's fix, and resolved the same day: from a start on the wall "
             "the last step polishes the return to the start's level, as the search does."
+        ),
+    )
+)
+
+register(
+    Anomaly(
+        id="SKC-ANO-003",
+        title="A point turned into the wall it slides along, or started at rest on a two-sided wall, passes through",
+        affects=("skcomplex.engine.runtime.Simulation",),
+        status="open",
+        resolved_in=None,
+        pinned_by="tests/skcomplex/test_skc_events.py::"
+                  "test_a_point_turned_into_the_floor_it_slides_on_or_started_on_a_two_sided_one_stops_the_run",
+        summary=(
+            "The step reports a point pressed into a wall it slides along (RestingContactError) from the "
+            "guard's rate at the end of each event pass, read before the reflections of that pass. A point "
+            "sliding along the floor into a corner, whose other wall turns it straight down, therefore leaves "
+            "the slide unseen and falls through the floor. And the side a point is pressed into is the wall's "
+            "direction, or for a two-sided wall (direction 0) the side of its last impact, so a point started "
+            "at rest on a two-sided wall that was never hit is not watched. Found 2026-12-07 in a review of "
+            "SKC-ANO-001's fix; reading the rate after the reflections changed how XLA fuses the step, and "
+            "with it the bits of every trajectory."
         ),
     )
 )

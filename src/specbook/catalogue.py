@@ -169,7 +169,7 @@ FAULTS: tuple[Fault, ...] = (
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "
           "level: a return too short to leave the wall's rounding is pulled back to the start, and the "
           "reflection there turns the point into the wall (SKC-ANO-002).",
-          (Patch(_EVENTS, "jax.jvp(lambda t: sign * path(t) - offset, (tau,)", "jax.jvp(lambda t: sign * path(t), (tau,)"),),
+          (Patch(_EVENTS, "jax.jvp(lambda t: sign * path(t) - level, (tau,)", "jax.jvp(lambda t: sign * path(t), (tau,)"),),
           (REFLECTION,), ("tiny_restitution_stops_at_the_event_limit",)),
     Fault("events_direction_sign_flipped", "reflection",
           "The finder searches f = -direction * g: a direction=1 wall counts the crossings from the "

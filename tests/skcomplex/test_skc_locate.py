@@ -117,3 +117,20 @@ def test_a_short_return_from_a_start_a_hair_past_the_wall_is_found_where_it_retu
                                            on_wall=jnp.asarray(True), slide_floor=1e-10 * 1.4142)
     assert bool(found)
     np.testing.assert_allclose(float(tau), 2 * v, rtol=1e-12)
+
+
+@pytest.mark.parametrize("frozen_search", [False, True])
+def test_the_gradient_of_a_return_from_the_wall_is_the_implicit_one(frozen_search):
+    """From a start on the wall, the path f(t) = -(p + t - t^2/2) at p = 0 returns to its start's level at t = 2.
+    The documented derivative is the implicit one of the traced path: df/dp = -1 and f'(2) = 1, so
+    d tau / dp = -(df/dp) / f' = 1, with or without a frozen search path (the start's level is a constant of the
+    last step, never differentiated)."""
+    def tau_of(p):
+        path = lambda t: -(p + t - 0.5 * t * t)
+        search = (lambda t: -(jax.lax.stop_gradient(p) + t - 0.5 * t * t)) if frozen_search else None
+        return locate_crossing(path, jnp.asarray(3.0), direction=1, on_wall=jnp.asarray(True), search_path=search)[1]
+
+    with jax.enable_x64(True):
+        value, slope = jax.value_and_grad(tau_of)(0.0)
+    np.testing.assert_allclose(float(value), 2.0, rtol=1e-12)
+    np.testing.assert_allclose(float(slope), 1.0, rtol=1e-12)

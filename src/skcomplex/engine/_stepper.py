@@ -20,8 +20,8 @@ from skcomplex.exceptions import ValidationError
 State = dict[str, Any]
 TIE = 1e-12  # crossings within TIE * (rest of the step) of the earliest are simultaneous (a corner);
 # a rest of the step shorter than TIE * dt is advanced without a search.
-SLIDE = 1e-10  # on a wall, a departure speed below SLIDE * the impact speed is sliding (e = 0); a point
-# held there whose speed into the wall grows past it is pressed into the wall (RestingContactError)
+SLIDE = 1e-10  # on a wall, a departure speed at or below SLIDE * the impact speed is sliding (e <= SLIDE); a
+# point sliding there whose speed into the wall grows past it is pressed into the wall (RestingContactError)
 
 
 @dataclass(frozen=True)
@@ -160,12 +160,16 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         if crossings:
             # the last impact's guard rate, its sign the side crossed into (its size sets the slide floor)
             new["scale"] = jnp.where(hits, into * impacts, scale)
-            # Pressed: a point sliding along a wall (held there with no normal speed, as restitution 0 leaves
-            # it) whose guard moves into the wall faster than the slide floor by the end of the pass. A
-            # reflection holds no resting contact: the next pass would take the point as leaving the wall and
-            # let it through, so the step reports it instead.
-            inward = jnp.stack(rates(elements, advance, list(range(len(crossings))))) * jnp.sign(scale)
-            new["pressed"] = carry["pressed"] | (on_wall & sliding & ~hits & (inward > SLIDE * jnp.abs(scale)))
+            # Pressed: a point sliding along a wall (on it with no normal speed: left there by a restitution
+            # at or below SLIDE, or started there at rest) whose guard moves into the wall faster than the
+            # slide floor by the end of the pass. A reflection holds no resting contact: the next pass would
+            # take the point as leaving the wall and let it through, so the step reports it instead. Into the
+            # wall is the wall's direction, or for direction 0 the side its last impact crossed into (none
+            # before a first impact: such a wall is not watched until then).
+            side = jnp.stack([jnp.asarray(float(i.direction), scale.dtype) if i.direction else jnp.sign(scale[k])
+                              for k, i in enumerate(crossings)])
+            inward = jnp.stack(rates(elements, advance, list(range(len(crossings))))) * side
+            new["pressed"] = carry["pressed"] | (sliding & ~hits & (inward > SLIDE * jnp.abs(scale)))
         new["remaining"] = jnp.where(any_found, remaining - earliest, jnp.zeros_like(remaining))
         new["events"] = carry["events"] + any_found.astype(carry["events"].dtype)
         new["iteration"] = carry["iteration"] + 1
@@ -238,9 +242,10 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
     ``{interaction_label: {name: value}}``.
     ``info`` holds ``events`` (the number of crossings located in the step),
     ``overflow`` (the step could not be finished within ``max_events``),
-    ``pressed`` (bool[n_crossings]: a wall the point was held on, reflected onto
-    it or sliding along it, while its motion pressed it into the wall, so that it
-    would pass through: a reflection holds no resting contact) and, when
+    ``pressed`` (bool[n_crossings]: a wall the point slid along, on it with no
+    normal speed, reflected there by a restitution at or below ``SLIDE`` or started
+    there at rest, while its motion pressed it into the wall, so that it would pass
+    through: a reflection holds no resting contact) and, when
     recording, ``log`` (time, hits, acted and post-event states of each event
     slot).
     """

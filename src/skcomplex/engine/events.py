@@ -36,7 +36,9 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    already settled is never moved, so its ``tau`` keeps every bit; a batch
    (``vmap``) iterates further only while one of its crossings is unsettled.
 5. *Gradient.* The search runs on values with no gradient; one last Newton step
-   on the traced path, ``tau* - f(tau*) / f'(tau*)``, carries the implicit
+   on the traced path, ``tau* - f(tau*) / f'(tau*)`` (from a start on the wall,
+   ``f(tau*) - f(0)``, with ``f(0)`` held constant: the return is to the start's
+   own level, which rounding can leave a hair past the wall), carries the implicit
    derivative ``d tau* / d p = -(df/dp) / f'`` to the caller, so ``jax.grad``
    through an event is exact for a transversal crossing.
 
@@ -188,7 +190,9 @@ def locate_crossing(
     # wall the root is the return to the start's own level (f = f(0), which rounding can leave a hair past
     # the wall), as the search found it: polishing towards f = 0 instead would pull a short return back
     # to the start, where the guard has the wrong side's sign.
-    value, slope = jax.jvp(lambda t: sign * path(t) - offset, (tau,), (jnp.ones_like(tau),))
+    # The offset is a constant of that step: the derivative stays -(df/dp) / f', whatever path it came from.
+    level = lax.stop_gradient(offset)
+    value, slope = jax.jvp(lambda t: sign * path(t) - level, (tau,), (jnp.ones_like(tau),))
     usable = found & (slope != 0) & jnp.isfinite(slope)
     correction = jnp.where(usable, value / jnp.where(usable, slope, 1.0), 0.0)
     polished = tau - correction

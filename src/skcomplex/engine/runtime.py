@@ -168,8 +168,9 @@ class Simulation:
         Raises:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
-            skcomplex.exceptions.RestingContactError: a point held on a wall (restitution 0) was pressed
-                into it; a reflection holds no resting contact, so it would have passed through.
+            skcomplex.exceptions.RestingContactError: a point on a wall with no normal speed (restitution 0,
+                or a start at rest on it) was pressed into it; a reflection holds no resting contact, so it
+                would have passed through. Of the two errors, the one of the earlier step is raised.
         """
         if not hasattr(self, "step_"):
             self.prepare()
@@ -200,22 +201,23 @@ class Simulation:
                 values[f"{e.label}.{name}"] = np.concatenate(series, axis=0)
         events = []
         for chunk_start, log in zip(range(0, n, CHUNK), logs):
-            bad = np.nonzero(log["overflow"])[0]
-            if bad.size:
-                k = chunk_start + int(bad[0])
+            overflow = np.nonzero(log["overflow"])[0]
+            pressed = np.nonzero(np.any(log["pressed"], axis=-1))[0]
+            if pressed.size and (not overflow.size or pressed[0] <= overflow[0]):  # the earlier failure is named
+                k = chunk_start + int(pressed[0])
+                wall = self.crossing_labels_[int(np.argmax(log["pressed"][pressed[0]]))]
+                raise RestingContactError(
+                    f"in the step from t={starts[k]:.6g} to t={ends[k]:.6g} the point on wall {wall!r} with no "
+                    "normal speed (restitution 0, or a start at rest on it) is pressed into it; a reflection holds "
+                    "no resting contact, so the point would pass through the wall. Model the contact with a "
+                    "force, or end the run before it",
+                    wall=wall, start=float(starts[k]), end=float(ends[k]))
+            if overflow.size:
+                k = chunk_start + int(overflow[0])
                 raise EventLimitError(
                     f"the step from t={starts[k]:.6g} to t={ends[k]:.6g} needs more than max_events="
                     f"{self.max_events} crossings; pass a larger max_events or a smaller dt"
                 )
-            pressed = np.nonzero(np.any(log["pressed"], axis=-1))[0]
-            if pressed.size:
-                k = chunk_start + int(pressed[0])
-                wall = self.crossing_labels_[int(np.argmax(log["pressed"][pressed[0]]))]
-                raise RestingContactError(
-                    f"in the step from t={starts[k]:.6g} to t={ends[k]:.6g} the point held on wall {wall!r} "
-                    "with no normal speed (restitution 0) is pressed into it; a reflection holds no resting contact, so the point "
-                    "would pass through the wall. Model the contact with a force, or end the run before it",
-                    wall=wall, start=float(starts[k]), end=float(ends[k]))
             events.extend(self._events(log))
         for path, series in values.items():
             if not np.all(np.isfinite(series)):
@@ -296,7 +298,10 @@ class Simulation:
 
         A pure function of ``params`` and ``state``, so ``jax.grad`` of any
         function of the result works through the events. Call it inside
-        ``with jax.enable_x64(True):`` for float64.
+        ``with jax.enable_x64(True):`` for float64. Unlike ``run()``, it raises
+        nothing: a step that overflows ``max_events`` or leaves a point pressed
+        into a wall (``info['overflow']``, ``info['pressed']`` of the step) is not
+        reported here; use ``run()``, or scan ``step_function()`` and read its infos.
         """
         if not hasattr(self, "step_"):
             self.prepare()

@@ -137,7 +137,8 @@ register(
     Anomaly(
         id="SKC-ANO-003",
         title="A point turned into the wall it slides along, or started at rest on a two-sided wall, passes through",
-        affects=("skcomplex.engine.runtime.Simulation",),
+        affects=("skcomplex.engine.runtime.Simulation",
+                 "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
         status="open",
         resolved_in=None,
         pinned_by="tests/skcomplex/test_skc_events.py::"

@@ -1,5 +1,6 @@
 """Located event times against analytic ones; several crossings per step; the event bound."""
 
+import functools
 import math
 
 import numpy as np
@@ -151,6 +152,14 @@ def test_a_wall_crossed_later_in_the_step_waits_for_its_own_crossing():
     np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.4, 0.55], atol=1e-12)
 
 
+@functools.lru_cache(maxsize=None)
+def sloped_floor(slope: float, side: float):
+    """The guard side * (slope x - y): the floor y = slope x, with the point on the side where it is negative.
+    One function object per (slope, side), so the runs that share it share a compiled run loop (skcomplex keys
+    its loops by the guard's identity; restitution and dt are arguments of the loop)."""
+    return lambda s: side * (slope * s.target.x[0] - s.target.x[1])
+
+
 @pytest.mark.parametrize("direction", [1, 0, -1])
 @pytest.mark.parametrize("slope", [0.0, 0.7])
 def test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_run_says_why(slope, direction):
@@ -159,8 +168,8 @@ def test_a_point_stopped_on_a_floor_that_it_is_pressed_into_stays_on_it_or_the_r
     rounding), or the run must stop with an error naming the wall. It lands at t = sqrt(2) s (x = 0 on
     every floor), and nothing can hold it there, so the run stops in the step that holds the landing."""
     side = 1.0 if direction >= 0 else -1.0  # the guard's sign puts the point on the from side
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: side * (slope * s.target.x[0] - s.target.x[1]),
-                                  direction=direction, restitution=0.0)
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(slope, side), direction=direction,
+                                  restitution=0.0)
     with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
         simulate([floor], 0.1, 3.0, x=[0.0, 1.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
     assert stopped.value.wall == "floor"
@@ -177,8 +186,8 @@ def test_a_point_sliding_along_a_slope_it_is_not_pressed_into_slides_on(directio
     k = 0.7
     along, normal = np.array([1.0, k]) / math.hypot(1.0, k), np.array([-k, 1.0]) / math.hypot(1.0, k)
     side = 1.0 if direction >= 0 else -1.0
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: side * (k * s.target.x[0] - s.target.x[1]),
-                                  direction=direction, restitution=0.0)
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(k, side), direction=direction,
+                                  restitution=0.0)
     start = np.array([0.0, 1e-4])
     d0, s0 = float(normal @ start), float(along @ start)
     until = d0 + 200 * dt
@@ -194,7 +203,7 @@ def test_a_point_pulled_off_a_floor_after_landing_is_not_pressed(direction):
     it lands at t = 1 - sqrt(0.8) s, is held with no normal speed, and the acceleration lifts it off again:
     y = (t - t_land)^2 / 2 afterwards."""
     side = 1.0 if direction >= 0 else -1.0
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -side * s.target.x[1], direction=direction,
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(0.0, side), direction=direction,
                                   restitution=0.0)
     trajectory = simulate([floor], 0.1, 2.0, x=[0.0, 0.1], x_d1=[0.0, -1.0], x_d2=[0.0, 1.0]).trajectory_
     landing = 1.0 - math.sqrt(0.8)
@@ -209,7 +218,7 @@ def test_a_point_started_at_rest_on_a_floor_it_is_pressed_into_stops_the_run(dir
     restitution, so the first step must stop naming the floor (a two-sided wall, direction 0, cannot tell which
     side the point is on: SKC-ANO-003)."""
     side = 1.0 if direction >= 0 else -1.0
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -side * s.target.x[1], direction=direction,
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(0.0, side), direction=direction,
                                   restitution=restitution)
     with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
         simulate([floor], 0.1, 1.0, x=[0.0, 0.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
@@ -280,7 +289,7 @@ def test_a_bounce_too_short_to_leave_the_walls_rounding_does_not_fall_through(re
     left the point a hair below the floor (rounding), and the return search, polished towards g = 0 rather than
     to the start's own level, put the return at the start: the reflection turned the departing point back
     down, and it fell through."""
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(0.0, 1.0), direction=1,
                                   restitution=restitution)
     with pytest.raises(EventLimitError):
         simulate([floor], 0.25, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, -1.0])

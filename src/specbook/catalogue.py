@@ -162,8 +162,7 @@ FAULTS: tuple[Fault, ...] = (
           "The check for a point pressed into a wall it slides along reads the guard's rate at the start of "
           "the event pass, where a point just stopped on the wall has none, instead of at its end: the point "
           "leaves the slide unseen and falls through the wall, as SKC-ANO-001 did.",
-          (Patch(_STEPPER, "inward = jnp.stack(rates(elements, advance,",
-                 "inward = jnp.stack(rates(elements, jnp.zeros_like(advance),"),),
+          (Patch(_STEPPER, "rate = rates(elements, advance)", "rate = rates(elements, jnp.zeros_like(advance))"),),
           (REFLECTION,), ("rest_stops_naming_the_floor", "rest_stops_in_the_landing_step")),
     Fault("events_polish_towards_the_wall", "reflection",
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "

@@ -108,18 +108,18 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             slides.append(sliding)
         return jnp.stack(founds), jnp.stack(taus), jnp.stack(impacts), jnp.stack(slides)
 
-    def rates(elements: dict, at: Any, walls: list[int]) -> list[Any]:
-        # each wall's guard rate dg/dtau at tau = ``at`` along the exact path from ``elements`` (no gradient).
+    def rates(elements: dict, at: Any) -> Any:
+        # every wall's guard rate dg/dtau at tau = ``at`` along the exact path from ``elements`` (no gradient).
         # Computed apart from the step's own path (behind an optimization barrier), so that XLA fuses the
         # step's arithmetic as it would without these rates: the step's results keep every bit.
         frozen, at = lax.optimization_barrier((lax.stop_gradient(elements), lax.stop_gradient(at)))
         out = []
-        for k in walls:
-            interaction, label = crossings[k], crossings[k].target
+        for interaction in crossings:
+            label = interaction.target
             _, rate = jax.jvp(lambda tau, i=interaction, s=frozen[label], c=chains[label]:
                               i.guard_value(advance_states(s, c, tau)), (at,), (jnp.ones_like(at),))
             out.append(rate)
-        return out
+        return jnp.stack(out)
 
     def iteration(carry: dict, params: dict) -> dict:
         elements, remaining, on_wall = carry["elements"], carry["remaining"], carry["on_wall"]
@@ -139,11 +139,12 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         advance = jnp.where(any_found, earliest, remaining)
         moved = {label: advance_states(s, chains[label], advance) for label, s in elements.items()}
         if crossings:
-            # the side a hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
-            undirected = [k for k, i in enumerate(crossings) if i.direction == 0]
-            moving = dict(zip(undirected, rates(elements, advance, undirected)))
-            into = jnp.stack([jnp.sign(moving[k]) if k in moving else jnp.asarray(float(i.direction), scale.dtype)
-                              for k, i in enumerate(crossings)])
+            # each wall's guard rate at the end of the advance, before this pass's reflections, and the side a
+            # hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
+            rate = rates(elements, advance)
+            directions = jnp.asarray([float(i.direction) for i in crossings], dtype=scale.dtype)
+            undirected = directions == 0
+            into = jnp.where(undirected, jnp.sign(rate), directions)
         acted = []
         for k, interaction in enumerate(crossings):
             label = interaction.target
@@ -166,9 +167,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             # take the point as leaving the wall and let it through, so the step reports it instead. Into the
             # wall is the wall's direction, or for direction 0 the side its last impact crossed into (none
             # before a first impact: such a wall is not watched until then).
-            side = jnp.stack([jnp.asarray(float(i.direction), scale.dtype) if i.direction else jnp.sign(scale[k])
-                              for k, i in enumerate(crossings)])
-            inward = jnp.stack(rates(elements, advance, list(range(len(crossings))))) * side
+            inward = rate * jnp.where(undirected, jnp.sign(scale), directions)
             new["pressed"] = carry["pressed"] | (sliding & ~hits & (inward > SLIDE * jnp.abs(scale)))
         new["remaining"] = jnp.where(any_found, remaining - earliest, jnp.zeros_like(remaining))
         new["events"] = carry["events"] + any_found.astype(carry["events"].dtype)

@@ -107,7 +107,7 @@ register(
             "nothing warned. Found 2026-12-07 and resolved the same day, before a release: the step now "
             "reports a point whose speed into a wall it slides along grows past the slide floor "
             "(info['pressed']), and Simulation.run stops with RestingContactError naming the wall and the step. "
-            "Two ways past that check remain open as SKC-ANO-003."
+            "Two ways past that check, found the same day, were SKC-ANO-003."
         ),
     )
 )
@@ -136,22 +136,26 @@ register(
 register(
     Anomaly(
         id="SKC-ANO-003",
-        title="A point turned into the wall it slides along, or started at rest on a two-sided wall, passes through",
+        title="A point turned into the wall it slides along, or started at rest on a two-sided wall, passed through",
         affects=("skcomplex.engine.runtime.Simulation",
                  "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
-        status="open",
-        resolved_in=None,
+        status="resolved",
+        resolved_in="0.1.0",
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_a_point_turned_into_the_floor_it_slides_on_or_started_on_a_two_sided_one_stops_the_run",
+                  "test_a_point_turned_into_the_floor_it_slides_on_stops_the_run_in_the_step_of_the_turn",
         summary=(
-            "The step reports a point pressed into a wall it slides along (RestingContactError) from the "
+            "The step reported a point pressed into a wall it slides along (RestingContactError) from the "
             "guard's rate at the end of each event pass, read before the reflections of that pass. A point "
-            "sliding along the floor into a corner, whose other wall turns it straight down, therefore leaves "
-            "the slide unseen and falls through the floor. And the side a point is pressed into is the wall's "
+            "sliding along the floor into a corner, whose other wall turned it straight down, therefore left "
+            "the slide unseen and fell through the floor. And the side a point is pressed into was the wall's "
             "direction, or for a two-sided wall (direction 0) the side of its last impact, so a point started "
-            "at rest on a two-sided wall that was never hit is not watched. Found 2026-12-07 in a review of "
-            "SKC-ANO-001's fix; reading the rate after the reflections changed how XLA fuses the step, and "
-            "with it the bits of every trajectory."
+            "at rest on a two-sided wall that was never hit was not watched. Found 2026-12-07 in a review of "
+            "SKC-ANO-001's fix, and resolved the same day, before a release: the step also reads each wall's "
+            "rate at the start of a pass, so a point on a wall that moves into it there (turned by the last "
+            "pass's reflections) is reported, and a two-sided wall never hit takes the side the point moves "
+            "to. Both rates are read apart from the step's own arithmetic, so no trajectory changed a bit. "
+            "Writing the fix showed the check too eager in two places, mended with it: it now watches only "
+            "walls that hold a point (not a pure event marker) and only where a wall's region acts."
         ),
     )
 )

@@ -160,10 +160,16 @@ FAULTS: tuple[Fault, ...] = (
                           "boundary_no_retrigger")),
     Fault("pressed_rate_at_the_pass_start", "reflection",
           "The check for a point pressed into a wall it slides along reads the guard's rate at the start of "
-          "the event pass, where a point just stopped on the wall has none, instead of at its end: the point "
-          "leaves the slide unseen and falls through the wall, as SKC-ANO-001 did.",
-          (Patch(_STEPPER, "rate = rates(elements, advance)", "rate = rates(elements, jnp.zeros_like(advance))"),),
-          (REFLECTION,), ("rest_stops_naming_the_floor", "rest_stops_in_the_landing_step")),
+          "the event pass, where a point just stopped on the wall has none, instead of at its end: the slide "
+          "goes unseen in the step of the landing, and the point is past the wall when the next step sees it.",
+          (Patch(_STEPPER, "pressed = sliding & ~hits & acting & (rate * side > floor)",
+                 "pressed = sliding & ~hits & acting & (rate_start * side > floor)"),),
+          (REFLECTION,), ("rest_stops_in_the_landing_step",)),
+    Fault("pressed_misses_the_turn", "reflection",
+          "The check reads only the rates at the end of each pass, before its reflections: a point that "
+          "another wall turns into the wall it slides along, at a corner, falls through it (SKC-ANO-003).",
+          (Patch(_STEPPER, "(holds & (pressed | turned))", "(holds & pressed)"),),
+          (REFLECTION,), ("corner_stops_naming_the_floor", "corner_stops_in_the_turn_step")),
     Fault("events_polish_towards_the_wall", "reflection",
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "
           "level: a return too short to leave the wall's rounding is pulled back to the start, and the "

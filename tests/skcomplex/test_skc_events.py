@@ -3,13 +3,14 @@
 import functools
 import math
 
+import jax.numpy as jnp
 import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from skc_scenarios import box_walls, plane_guard, simulate
-from skcomplex import EventLimitError, ReflectionInteraction, RestingContactError
+from skcomplex import CrossingInteraction, EventLimitError, ReflectionInteraction, RestingContactError
 
 
 def _line_walls():
@@ -215,8 +216,7 @@ def test_a_point_pulled_off_a_floor_after_landing_is_not_pressed(direction):
 @pytest.mark.parametrize("restitution", [0.0, 0.5])
 def test_a_point_started_at_rest_on_a_floor_it_is_pressed_into_stops_the_run(direction, restitution):
     """Started on the floor y = 0 at rest, 1 m/s^2 pressing it in: no crossing is left to find, whatever the
-    restitution, so the first step must stop naming the floor (a two-sided wall, direction 0, cannot tell which
-    side the point is on: SKC-ANO-003)."""
+    restitution, so the first step must stop naming the floor (a two-sided wall: below)."""
     side = 1.0 if direction >= 0 else -1.0
     floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(0.0, side), direction=direction,
                                   restitution=restitution)
@@ -225,25 +225,69 @@ def test_a_point_started_at_rest_on_a_floor_it_is_pressed_into_stops_the_run(dir
     assert (stopped.value.start, stopped.value.end) == (0.0, 0.1)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SKC-ANO-003, found 2026-12-07: the check for a point pressed into a wall it slides along reads the guard's "
-    "rate before a reflection off another wall in the same event pass, so a corner that turns the point into "
-    "the floor it slides on goes unseen; and a two-sided wall (direction 0) never hit cannot tell which side a "
-    "point started at rest on it is pressed into"))
-def test_a_point_turned_into_the_floor_it_slides_on_or_started_on_a_two_sided_one_stops_the_run():
-    """Two ways through a wall that the step does not report yet. A point lands on the floor y = 0 (restitution 0),
-    slides right at 1 m/s into the ramp x + y = 1 (restitution 1), which turns it straight down into the floor.
-    And a point started at rest on the two-sided floor with 1 m/s^2 pressing it in. Each run must stop naming the
-    floor."""
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1, restitution=0.0)
-    ramp = ReflectionInteraction("ramp", target="ball", guard=lambda s: s.target.x[0] + s.target.x[1] - 1.0,
+CORNER_FLOOR = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                    restitution=0.0)
+CORNER_RAMP = ReflectionInteraction("ramp", target="ball", guard=lambda s: s.target.x[0] + s.target.x[1] - 1.0,
+                                    direction=1, restitution=1.0)
+
+
+def test_a_point_turned_into_the_floor_it_slides_on_stops_the_run_in_the_step_of_the_turn():
+    """SKC-ANO-003, resolved. Thrown from (0.05, 0.1) at (1, -1) m/s with no acceleration, the point lands on the
+    floor y = 0 at t = 0.1 s (restitution 0) and slides right at 1 m/s into the ramp x + y = 1, which it meets at
+    x = 1, t = 0.95 s; the ramp (restitution 1) turns it straight down into the floor it slides on. Nothing is
+    left to locate there, so the run must stop naming the floor, in the step that holds t = 0.95 s."""
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+        simulate([CORNER_FLOOR, CORNER_RAMP], 0.1, 2.0, x=[0.05, 0.1], x_d1=[1.0, -1.0], x_d2=[0.0, 0.0])
+    assert stopped.value.wall == "floor"
+    assert stopped.value.start <= 0.95 <= stopped.value.end
+    assert stopped.value.end - stopped.value.start == pytest.approx(0.1)
+
+
+def test_a_point_turned_off_the_floor_at_a_corner_runs_on():
+    """The control of the corner: a ramp turning the sliding point up and back (x - y = 1 from the right side,
+    restitution 1: (1, 0) becomes (0, 1)) sends it away from the floor, which is no defect. It leaves at
+    t = 0.95 s and rises at 1 m/s: at t = 2 s it is at (1, 1.05)."""
+    ramp = ReflectionInteraction("ramp", target="ball", guard=lambda s: s.target.x[0] - s.target.x[1] - 1.0,
                                  direction=1, restitution=1.0)
-    with pytest.raises(RestingContactError, match="wall 'floor'"):
-        simulate([floor, ramp], 0.1, 2.0, x=[0.0, 0.1], x_d1=[1.0, -1.0], x_d2=[0.0, 0.0])
+    trajectory = simulate([CORNER_FLOOR, ramp], 0.1, 2.0, x=[0.05, 0.1], x_d1=[1.0, -1.0],
+                          x_d2=[0.0, 0.0]).trajectory_
+    np.testing.assert_allclose(trajectory.event_times(), [0.1, 0.95], rtol=1e-12)
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [1.0, 1.05], rtol=1e-12)
+
+
+def test_a_point_started_at_rest_on_a_two_sided_wall_it_is_pressed_into_stops_the_run():
+    """SKC-ANO-003, resolved. A two-sided wall (direction 0) that was never hit has no side of an impact; a point
+    started at rest on it is pressed into the side its acceleration moves it to, so the first step must stop."""
     two_sided = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=0,
                                       restitution=0.0)
-    with pytest.raises(RestingContactError, match="wall 'floor'"):
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
         simulate([two_sided], 0.1, 1.0, x=[0.0, 0.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
+    assert (stopped.value.start, stopped.value.end) == (0.0, 0.1)
+
+
+def test_a_point_at_rest_on_a_pure_event_marker_crosses_it():
+    """A ``CrossingInteraction`` itself only marks crossings (it ``holds`` nothing): a point started at rest on
+    it and accelerated at 1 m/s^2 goes through, y = -t^2 / 2, and no run stops for it."""
+    marker = CrossingInteraction("marker", target="ball", guard=lambda s: -s.target.x[1], direction=1)
+    trajectory = simulate([marker], 0.1, 1.0, x=[0.0, 0.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0]).trajectory_
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.0, -0.5], rtol=1e-12)
+
+
+def test_a_point_through_a_hole_in_the_floor_and_one_sliding_off_its_edge_go_on():
+    """Where a wall's ``region`` does not hold, there is no wall, and nothing there can be pressed. The floor
+    y = 0 reflects only for x < 0.5 (restitution 0). A point falling through it at x = 0.6 crosses at t = 0.05 s
+    and goes on at 1 m/s. A point that lands at x = 0.1 and slides right meets, past x = 0.5, a guard whose
+    surface rises into its path, 4 (x - 0.5)^2 = y, where that floor does not act: it slides on along y = 0."""
+    hole = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                 restitution=0.0, region=lambda s: s.target.x[0] < 0.5)
+    trajectory = simulate([hole], 0.1, 1.0, x=[0.6, 0.05], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.6, -0.95], rtol=1e-12)
+    edge = ReflectionInteraction("floor", target="ball",
+                                 guard=lambda s: 4.0 * jnp.maximum(s.target.x[0] - 0.5, 0.0) ** 2 - s.target.x[1],
+                                 direction=1, restitution=0.0, region=lambda s: s.target.x[0] < 0.5)
+    trajectory = simulate([edge], 0.1, 1.0, x=[0.05, 0.05], x_d1=[1.0, -1.0], x_d2=[0.0, 0.0]).trajectory_
+    np.testing.assert_allclose(trajectory.event_times(), [0.05], rtol=1e-12)
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [1.05, 0.0], rtol=1e-12, atol=1e-15)
 
 
 def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():

@@ -14,7 +14,7 @@ import functools
 import inspect
 from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import Annotated, Any, Protocol
+from typing import Annotated, Any, ClassVar, Protocol
 
 import jax.numpy as jnp
 import numpy as np
@@ -135,6 +135,11 @@ class CrossingInteraction(Interaction):
         direction (int): 1 for crossings from negative to positive, -1 for the
             opposite, and 0 for both.
     """
+
+    holds: ClassVar[bool] = False
+    """Whether the surface keeps the point on its from side where it acts (a wall). Only a surface that
+    holds can have a point pressed into it (``info['pressed']`` of the step); a pure event marker is
+    crossed on purpose."""
 
     def __init__(
         self,

@@ -108,18 +108,26 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             slides.append(sliding)
         return jnp.stack(founds), jnp.stack(taus), jnp.stack(impacts), jnp.stack(slides)
 
-    def rates(elements: dict, at: Any) -> Any:
-        # every wall's guard rate dg/dtau at tau = ``at`` along the exact path from ``elements`` (no gradient).
-        # Computed apart from the step's own path (behind an optimization barrier), so that XLA fuses the
-        # step's arithmetic as it would without these rates: the step's results keep every bit.
+    def walls_at(elements: dict, at: Any) -> tuple[Any, Any, Any]:
+        # every wall's guard rate dg/dtau at tau = 0 and at tau = ``at`` along the exact path from ``elements``,
+        # and whether the wall acts (its region) at ``at`` and at 0 (no gradient). Computed apart from the step's
+        # own path (behind an optimization barrier), so that XLA fuses the step's arithmetic as it would without
+        # them: the step's results keep every bit.
         frozen, at = lax.optimization_barrier((lax.stop_gradient(elements), lax.stop_gradient(at)))
-        out = []
+        starts, ends, acting = [], [], []
         for interaction in crossings:
-            label = interaction.target
-            _, rate = jax.jvp(lambda tau, i=interaction, s=frozen[label], c=chains[label]:
-                              i.guard_value(advance_states(s, c, tau)), (at,), (jnp.ones_like(at),))
-            out.append(rate)
-        return jnp.stack(out)
+            label, chain = interaction.target, chains[interaction.target]
+
+            def guard(tau, i=interaction, s=frozen[label], c=chain):
+                return i.guard_value(advance_states(s, c, tau))
+
+            _, start = jax.jvp(guard, (jnp.zeros_like(at),), (jnp.ones_like(at),))
+            _, end = jax.jvp(guard, (at,), (jnp.ones_like(at),))
+            starts.append(start)
+            ends.append(end)
+            acting.append(jnp.stack([interaction.active(frozen[label]),
+                                     interaction.active(advance_states(frozen[label], chain, at))]))
+        return jnp.stack(starts), jnp.stack(ends), jnp.stack(acting, axis=-1)
 
     def iteration(carry: dict, params: dict) -> dict:
         elements, remaining, on_wall = carry["elements"], carry["remaining"], carry["on_wall"]
@@ -141,9 +149,10 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         if crossings:
             # each wall's guard rate at the end of the advance, before this pass's reflections, and the side a
             # hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
-            rate = rates(elements, advance)
+            rate_start, rate, (acting_start, acting) = walls_at(elements, advance)
             directions = jnp.asarray([float(i.direction) for i in crossings], dtype=scale.dtype)
             undirected = directions == 0
+            holds = jnp.asarray([i.holds for i in crossings])
             into = jnp.where(undirected, jnp.sign(rate), directions)
         acted = []
         for k, interaction in enumerate(crossings):
@@ -161,14 +170,21 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         if crossings:
             # the last impact's guard rate, its sign the side crossed into (its size sets the slide floor)
             new["scale"] = jnp.where(hits, into * impacts, scale)
-            # Pressed: a point sliding along a wall (on it with no normal speed: left there by a restitution
-            # at or below SLIDE, or started there at rest) whose guard moves into the wall faster than the
-            # slide floor by the end of the pass. A reflection holds no resting contact: the next pass would
-            # take the point as leaving the wall and let it through, so the step reports it instead. Into the
-            # wall is the wall's direction, or for direction 0 the side its last impact crossed into (none
-            # before a first impact: such a wall is not watched until then).
-            inward = rate * jnp.where(undirected, jnp.sign(scale), directions)
-            new["pressed"] = carry["pressed"] | (sliding & ~hits & (inward > SLIDE * jnp.abs(scale)))
+            # Pressed: a point on a wall that holds it, moving into the wall faster than the slide floor where
+            # the wall acts, with no crossing left to locate. A reflection holds no resting contact: the search
+            # takes a point on a wall as leaving it, and would let it through, so the step reports it instead.
+            # Two ways in:
+            # - sliding along the wall (on it with no normal speed: left there by a restitution at or below
+            #   SLIDE, or started there at rest), by the end of the pass: its acceleration or the wall's curve;
+            # - on the wall at the start of the pass, moving in: another wall's reflection in the previous pass
+            #   turned it (a corner), after the rates of that pass were read.
+            # Into the wall is the wall's direction; for direction 0, the side its last impact crossed into, or
+            # for a wall never hit (a start at rest on it) the side the point moves to.
+            floor = SLIDE * jnp.abs(scale)
+            side = jnp.where(undirected, jnp.where(scale == 0, jnp.sign(rate), jnp.sign(scale)), directions)
+            pressed = sliding & ~hits & acting & (rate * side > floor)
+            turned = on_wall & acting_start & (rate_start * jnp.where(undirected, jnp.sign(scale), directions) > floor)
+            new["pressed"] = carry["pressed"] | (holds & (pressed | turned))
         new["remaining"] = jnp.where(any_found, remaining - earliest, jnp.zeros_like(remaining))
         new["events"] = carry["events"] + any_found.astype(carry["events"].dtype)
         new["iteration"] = carry["iteration"] + 1
@@ -241,10 +257,12 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
     ``{interaction_label: {name: value}}``.
     ``info`` holds ``events`` (the number of crossings located in the step),
     ``overflow`` (the step could not be finished within ``max_events``),
-    ``pressed`` (bool[n_crossings]: a wall the point slid along, on it with no
-    normal speed, reflected there by a restitution at or below ``SLIDE`` or started
-    there at rest, while its motion pressed it into the wall, so that it would pass
-    through: a reflection holds no resting contact) and, when
+    ``pressed`` (bool[n_crossings]: a wall that ``holds`` which the point sat on
+    while it moved into the wall where the wall acts, with no crossing left to
+    locate, so that it would pass through: sliding along it with no normal speed
+    (reflected there by a restitution at or below ``SLIDE``, or started there at
+    rest) when its acceleration or the wall's curve pressed it in, or turned into
+    it by another wall's reflection; a reflection holds no resting contact) and, when
     recording, ``log`` (time, hits, acted and post-event states of each event
     slot).
     """

@@ -169,8 +169,9 @@ class Simulation:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
             skcomplex.exceptions.RestingContactError: a point on a wall with no normal speed (restitution 0,
-                or a start at rest on it) was pressed into it; a reflection holds no resting contact, so it
-                would have passed through. Of the two errors, the one of the earlier step is raised.
+                or a start at rest on it) was pressed into it, or another wall's reflection turned it into the
+                wall it slid along; a reflection holds no resting contact, so it would have passed through. Of
+                the two errors, the one of the earlier step is raised.
         """
         if not hasattr(self, "step_"):
             self.prepare()
@@ -208,9 +209,9 @@ class Simulation:
                 wall = self.crossing_labels_[int(np.argmax(log["pressed"][pressed[0]]))]
                 raise RestingContactError(
                     f"in the step from t={starts[k]:.6g} to t={ends[k]:.6g} the point on wall {wall!r} with no "
-                    "normal speed (restitution 0, or a start at rest on it) is pressed into it; a reflection holds "
-                    "no resting contact, so the point would pass through the wall. Model the contact with a "
-                    "force, or end the run before it",
+                    "normal speed (restitution 0, or a start at rest on it) moves into it, pressed by its "
+                    "acceleration or turned by another wall; a reflection holds no resting contact, so the point "
+                    "would pass through the wall. Model the contact with a force, or end the run before it",
                     wall=wall, start=float(starts[k]), end=float(ends[k]))
             if overflow.size:
                 k = chunk_start + int(overflow[0])

@@ -2,7 +2,7 @@
 
 from collections.abc import Callable, Mapping, Sequence
 from types import SimpleNamespace
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 import jax
 import jax.numpy as jnp
@@ -78,6 +78,8 @@ class ReflectionInteraction(CrossingInteraction):
         >>> trajectory.values('ball.x')[-1].tolist()
         [0.0, 2.0]
     """
+
+    holds: ClassVar[bool] = True  # the wall keeps the point on its from side where it acts (see CrossingInteraction)
 
     def __init__(
         self,

@@ -153,9 +153,38 @@ register(
             "SKC-ANO-001's fix, and resolved the same day, before a release: the step also reads each wall's "
             "rate at the start of a pass, so a point on a wall that moves into it there (turned by the last "
             "pass's reflections) is reported, and a two-sided wall never hit takes the side the point moves "
-            "to. Both rates are read apart from the step's own arithmetic, so no trajectory changed a bit. "
-            "Writing the fix showed the check too eager in two places, mended with it: it now watches only "
-            "walls that hold a point (not a pure event marker) and only where a wall's region acts."
+            "to; a point that starts on a wall, or slides along it from such a start, is on it for the next "
+            "pass. A review of the fix found a tangency turned into an error: a ball whose apex lands exactly "
+            "on a ceiling was reflected there, or at a 'return' the search found in the rounding just after "
+            "the touch, while it already moved away. A located crossing must now move into the wall (the "
+            "guard's rate there points in), which also drops a few such false returns from curved walls' "
+            "runs. The check watches only walls that hold a point (not a pure event "
+            "marker), and judges a slide where the wall acts at the first sample time the point moves in, "
+            "so a ledge holds what lies on it and lets a point fall past its edge or through a hole."
+        ),
+    )
+)
+
+
+register(
+    Anomaly(
+        id="SKC-ANO-004",
+        title="Hits on two walls at once reflect the point off a wall it has already left",
+        affects=("skcomplex.engine.runtime.Simulation",
+                 "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
+        status="open",
+        resolved_in=None,
+        pinned_by="tests/skcomplex/test_skc_events.py::"
+                  "test_an_elastic_drop_onto_the_vertex_of_a_v_stays_above_both_walls",
+        summary=(
+            "When a point meets two walls in the same instant (a vertex), the step reflects it off each wall in "
+            "turn. At a right-angled corner that is the right answer, but where the walls meet at another "
+            "angle the first reflection can already send the point away from the second wall, and reflecting "
+            "it there as well turns it into that wall. A point dropped onto the vertex of a V then passed "
+            "through one wall without a word; since SKC-ANO-003's fix the step sees it moving into the wall "
+            "from on it and the run stops with RestingContactError. Found 2026-12-07 in a review of that fix. "
+            "The answer is not settled (at a vertex the wall's normal is not defined: the symmetric bounce "
+            "straight back is one choice), so it is pinned, not changed."
         ),
     )
 )

@@ -36,8 +36,9 @@ class RestingContactError(RuntimeError):
 
     A reflection only changes a velocity at a crossing. Restitution 0 (or one so small that the
     point slides) leaves a point on the wall with no normal speed, as does a start at rest on it;
-    when its acceleration (or the curve of the wall) then moves it into the wall, or another wall's
-    reflection turns it in at a corner, no force keeps it out and no crossing is left to find. The run stops instead of letting the point pass through;
+    when its acceleration (or the curve of the wall) then moves it into the wall, or a reflection turns
+    it in at a corner, or a point starts on a wall moving into it, no force keeps it out and no crossing
+    is left to find. The run stops instead of letting the point pass through;
     the message names the wall and the step.
 
     Attributes:

@@ -35,6 +35,7 @@ AUTHORING = "book/authoring.md"
 TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
+LOCATE_TESTS = "tests/skcomplex/test_skc_locate.py"
 MUJOCO = "book/mime/mujoco.md"
 ANOMALIES = "book/maddening/anomalies.md"
 CONTACT_SUPPORT = "book/mime/contact-support.md"
@@ -162,8 +163,7 @@ FAULTS: tuple[Fault, ...] = (
           "The check for a point pressed into a wall it slides along reads the guard's rate at the start of "
           "the event pass, where a point just stopped on the wall has none, instead of at its end: the slide "
           "goes unseen in the step of the landing, and the point is past the wall when the next step sees it.",
-          (Patch(_STEPPER, "pressed = sliding & ~hits & acting & (rate * side > floor)",
-                 "pressed = sliding & ~hits & acting & (rate_start * side > floor)"),),
+          (Patch(_STEPPER, "inward = rates[1:] * side > floor", "inward = rates[:1] * side > floor"),),
           (REFLECTION,), ("rest_stops_in_the_landing_step",)),
     Fault("pressed_misses_the_turn", "reflection",
           "The check reads only the rates at the end of each pass, before its reflections: a point that "
@@ -172,9 +172,15 @@ FAULTS: tuple[Fault, ...] = (
           (REFLECTION,), ("corner_stops_naming_the_floor", "corner_stops_in_the_turn_step")),
     Fault("events_polish_towards_the_wall", "reflection",
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "
-          "level: a return too short to leave the wall's rounding is pulled back to the start, and the "
-          "reflection there turns the point into the wall (SKC-ANO-002).",
+          "level: a return too short to leave the wall's rounding is pulled back to the start (SKC-ANO-002), "
+          "where the point moves away, so the return is lost.",
           (Patch(_EVENTS, "jax.jvp(lambda t: sign * path(t) - level, (tau,)", "jax.jvp(lambda t: sign * path(t), (tau,)"),),
+          (LOCATE_TESTS,), (f"{LOCATE_TESTS}::test_a_short_return_from_a_start_a_hair_past_the_wall_is_found_where_it_returns",)),
+    Fault("slide_floor_too_high", "reflection",
+          "The share of the impact speed below which a departure counts as a slide is 1e-5, not 1e-10 (an "
+          "exponent mistyped): a bounce with restitution 1e-6 is taken for a slide, and the drop stops as "
+          "pressed into the floor though it bounces.",
+          (Patch(_STEPPER, "SLIDE = 1e-10", "SLIDE = 1e-5"),),
           (REFLECTION,), ("tiny_restitution_stops_at_the_event_limit",)),
     Fault("events_direction_sign_flipped", "reflection",
           "The finder searches f = -direction * g: a direction=1 wall counts the crossings from the "

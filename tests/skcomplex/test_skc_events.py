@@ -290,6 +290,121 @@ def test_a_point_through_a_hole_in_the_floor_and_one_sliding_off_its_edge_go_on(
     np.testing.assert_allclose(trajectory.values("ball.x")[-1], [1.05, 0.0], rtol=1e-12, atol=1e-15)
 
 
+def test_a_point_started_on_the_floor_and_slid_into_the_corner_stops_the_run():
+    """The corner of the test above, from a start on the floor (at rest across it, sliding right at 1 m/s) rather
+    than a landing: the slide is watched from the first pass, so the turn at x = 1, t = 0.95 s stops the run."""
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+        simulate([CORNER_FLOOR, CORNER_RAMP], 0.1, 2.0, x=[0.05, 0.0], x_d1=[1.0, 0.0], x_d2=[0.0, 0.0])
+    assert stopped.value.start <= 0.95 <= stopped.value.end
+
+
+def test_a_point_started_at_rest_across_a_wall_is_on_it_after_the_step():
+    """Started on the slope y = 0.7 x at rest across it, moving along it at (1, 0.7) m/s: the step's state says the
+    point sits on the floor (``on_wall``), so that later passes watch the slide even where rounding leaves the guard a
+    hair off zero along it."""
+    import jax
+
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    floor = ReflectionInteraction("floor", target="ball", guard=sloped_floor(0.7, 1.0), direction=1, restitution=0.0)
+    ball = PointElement("ball", x=[0.0, 0.0], x_d1=[1.0, 0.7], x_d2=[0.0, 0.0])
+    simulation = Simulation(System([ball], [floor], ContinuousSpace(2)), dt=0.1).prepare()
+    with jax.enable_x64(True):
+        state, info = jax.jit(simulation.step_function(differentiable=False))(
+            simulation.initial_state_, simulation.params_, 0.1)
+    assert bool(state["on_wall"][0]) and not bool(info["pressed"][0])
+    np.testing.assert_allclose(state["elements"]["ball"]["x"], [0.1, 0.07], rtol=1e-12)
+
+
+def test_a_point_started_on_a_wall_moving_into_it_stops_the_run():
+    """Started exactly on the floor y = 0 moving down at 1 m/s: the crossing at the start is not located, and nothing
+    else would be, so the first step must stop, whatever the restitution."""
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                  restitution=1.0)
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+        simulate([floor], 0.1, 1.0, x=[0.0, 0.0], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0])
+    assert (stopped.value.start, stopped.value.end) == (0.0, 0.1)
+
+
+@pytest.mark.parametrize("dt", [0.5, 0.4, 0.125, 0.1])
+def test_an_apex_exactly_on_a_ceiling_is_a_touch_not_a_pass(dt):
+    """Thrown up at 1 m/s under 1 m/s^2 from y = 0, the point's apex is exactly the ceiling y = 0.5 (restitution 1),
+    at t = 1 s. Rounding may leave its velocity there pointing away already; a reflection then would turn it into
+    the ceiling. The touch changes nothing: y(2) = 0 (to the located tangency's own precision, sqrt of rounding)."""
+    ceiling = ReflectionInteraction("ceiling", target="ball", guard=lambda s: s.target.x[1] - 0.5, direction=1,
+                                    restitution=1.0)
+    trajectory = simulate([ceiling], dt, 2.0, x=[0.0, 0.0], x_d1=[0.0, 1.0], x_d2=[0.0, -1.0]).trajectory_
+    assert np.all(trajectory.values("ball.x")[:, 1] <= 0.5 + 1e-15)
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.0, 0.0], atol=3e-8)
+
+
+def test_a_departure_grazing_a_wall_finds_no_return_in_the_rounding():
+    """An elastic box under gravity, the ball thrown so that its apex lands exactly on the lid, then falls back:
+    after the grazing hit the search from the wall once found a "return" a few 1e-10 s later, in the rounding of
+    (g(tau) - g(0)) / tau while the point moved away, and reflected the point back into the lid. At t = 1.5 s the
+    ball is at (0.875, 0.75), the closed form, for every step."""
+    for dt in (0.25, 0.125, 0.1, 0.05):
+        trajectory = simulate(box_walls(1.0), dt, 1.5, x=[0.5, 0.0], x_d1=[0.25, 2.0], x_d2=[0.0, -2.0]).trajectory_
+        np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.875, 0.75], rtol=1e-7)
+
+
+def test_a_ledge_holds_what_lies_on_it_and_lets_go_past_its_edge():
+    """The floor y = 0 reflects only for x < 0.5 (restitution 0). A point sliding right along it at 1 m/s under
+    1 m/s^2 downward is pressed into it from the start, before the edge: the first step stops, for a step that ends
+    past the edge too. One landing on it at x = 0.4 stops in the landing's step. One started in the hole (x = 0.55)
+    sliding left falls through the hole and passes under the ledge: no wall is crossed there, and the run goes on."""
+    ledge = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                  restitution=0.0, region=lambda s: s.target.x[0] < 0.5)
+    for dt in (0.1, 0.01):
+        with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+            simulate([ledge], dt, 0.1, x=[0.45, 0.0], x_d1=[1.0, 0.0], x_d2=[0.0, -1.0])
+        assert stopped.value.start == 0.0
+    with pytest.raises(RestingContactError, match="wall 'floor'") as stopped:
+        simulate([ledge], 0.1, 0.3, x=[0.35, 0.005], x_d1=[1.0, 0.0], x_d2=[0.0, -1.0])
+    assert stopped.value.start <= 0.1 <= stopped.value.end
+    trajectory = simulate([ledge], 0.1, 0.1, x=[0.55, 0.0], x_d1=[-1.0, 0.0], x_d2=[0.0, -1.0]).trajectory_
+    np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.45, -0.005], rtol=1e-12)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SKC-ANO-004, found 2026-12-07: hits on two walls at once are reflected off each wall in turn, even off a wall "
+    "the velocity has already left after the first reflection, which turns the point into it; the step then stops "
+    "the run (RestingContactError) where it used to let the point through"))
+def test_an_elastic_drop_onto_the_vertex_of_a_v_stays_above_both_walls():
+    """Dropped at 1 m/s straight onto the vertex of the V y = |x| / 2 (two walls, restitution 1): the run must
+    finish with the point above both walls at every step (by symmetry it bounces straight back up)."""
+    left = ReflectionInteraction("left", target="ball", guard=lambda s: -0.5 * s.target.x[0] - s.target.x[1],
+                                 direction=1, restitution=1.0)
+    right = ReflectionInteraction("right", target="ball", guard=lambda s: 0.5 * s.target.x[0] - s.target.x[1],
+                                  direction=1, restitution=1.0)
+    x = simulate([left, right], 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_.values("ball.x")
+    assert np.all(x[:, 1] >= 0.5 * np.abs(x[:, 0]) - 1e-12)
+
+
+def test_a_run_that_cannot_go_on_keeps_what_it_has_without_throw():
+    """``run(until, throw=False)``, as Diffrax's ``throw=False``: the corner's run keeps its error in ``error_``
+    (the one ``throw=True`` raises, naming the floor and the step from 0.9 to 1.0 s), its states up to that step's
+    start, NaN from its end on, and the landing at 0.1 s but not the turn inside the failing step. A drop that
+    bounces ever faster keeps its EventLimitError so; a run that finishes has ``error_`` None."""
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    ball = PointElement("ball", x=[0.05, 0.1], x_d1=[1.0, -1.0], x_d2=[0.0, 0.0])
+    kept = Simulation(System([ball], [CORNER_FLOOR, CORNER_RAMP], ContinuousSpace(2)), dt=0.1).run(2.0, throw=False)
+    assert isinstance(kept.error_, RestingContactError) and kept.error_.wall == "floor"
+    assert (kept.error_.start, kept.error_.end) == (0.9, 1.0)
+    x = kept.trajectory_.values("ball.x")
+    np.testing.assert_allclose(x[9], [0.95, 0.0], rtol=1e-12)
+    assert np.all(np.isnan(x[10:])) and np.all(np.isfinite(x[:10]))
+    np.testing.assert_allclose(kept.trajectory_.event_times(), [0.1], rtol=1e-12)
+    tiny = ReflectionInteraction("floor", target="ball", guard=lambda s: -s.target.x[1], direction=1,
+                                 restitution=1e-3)
+    drop = PointElement("ball", x=[0.0, 1.0], x_d1=[0.0, 0.0], x_d2=[0.0, -1.0])
+    bounced = Simulation(System([drop], [tiny], ContinuousSpace(2)), dt=0.1).run(3.0, throw=False)
+    assert isinstance(bounced.error_, EventLimitError)
+    free = Simulation(System([drop], [tiny], ContinuousSpace(2)), dt=0.1).run(1.0, throw=False)
+    assert free.error_ is None and np.all(np.isfinite(free.trajectory_.values("ball.x")))
+
+
 def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():
     """``info['pressed']`` of the batched step (and of the per-point step, which it equals bit for bit) flags the
     point pressed into the floor and not the one sliding along it."""

@@ -108,26 +108,29 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             slides.append(sliding)
         return jnp.stack(founds), jnp.stack(taus), jnp.stack(impacts), jnp.stack(slides)
 
+    samples = options.subdivisions
+
     def walls_at(elements: dict, at: Any) -> tuple[Any, Any, Any]:
-        # every wall's guard rate dg/dtau at tau = 0 and at tau = ``at`` along the exact path from ``elements``,
-        # and whether the wall acts (its region) at ``at`` and at 0 (no gradient). Computed apart from the step's
-        # own path (behind an optimization barrier), so that XLA fuses the step's arithmetic as it would without
+        # every wall's guard g, its rate dg/dtau and whether the wall acts there (its region), along the exact
+        # path from ``elements`` at the search's sample times tau_i = at i / subdivisions, i = 0 .. subdivisions
+        # (no gradient): arrays of shape (subdivisions + 1, n_crossings). Computed apart from the step's own
+        # path (behind an optimization barrier), so that XLA fuses the step's arithmetic as it would without
         # them: the step's results keep every bit.
         frozen, at = lax.optimization_barrier((lax.stop_gradient(elements), lax.stop_gradient(at)))
-        starts, ends, acting = [], [], []
+        taus = at * jnp.linspace(0.0, 1.0, samples + 1, dtype=at.dtype)
+        values, rates, acting = [], [], []
         for interaction in crossings:
             label, chain = interaction.target, chains[interaction.target]
 
             def guard(tau, i=interaction, s=frozen[label], c=chain):
                 return i.guard_value(advance_states(s, c, tau))
 
-            _, start = jax.jvp(guard, (jnp.zeros_like(at),), (jnp.ones_like(at),))
-            _, end = jax.jvp(guard, (at,), (jnp.ones_like(at),))
-            starts.append(start)
-            ends.append(end)
-            acting.append(jnp.stack([interaction.active(frozen[label]),
-                                     interaction.active(advance_states(frozen[label], chain, at))]))
-        return jnp.stack(starts), jnp.stack(ends), jnp.stack(acting, axis=-1)
+            value, rate = jax.vmap(lambda tau, g=guard: jax.jvp(g, (tau,), (jnp.ones_like(tau),)))(taus)
+            values.append(value)
+            rates.append(rate)
+            acting.append(jax.vmap(lambda tau, i=interaction, s=frozen[label], c=chain:
+                                   i.active(advance_states(s, c, tau)))(taus))
+        return jnp.stack(values, axis=-1), jnp.stack(rates, axis=-1), jnp.stack(acting, axis=-1)
 
     def iteration(carry: dict, params: dict) -> dict:
         elements, remaining, on_wall = carry["elements"], carry["remaining"], carry["on_wall"]
@@ -149,7 +152,8 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         if crossings:
             # each wall's guard rate at the end of the advance, before this pass's reflections, and the side a
             # hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
-            rate_start, rate, (acting_start, acting) = walls_at(elements, advance)
+            values, rates, acting = walls_at(elements, advance)
+            rate = rates[-1]
             directions = jnp.asarray([float(i.direction) for i in crossings], dtype=scale.dtype)
             undirected = directions == 0
             holds = jnp.asarray([i.holds for i in crossings])
@@ -166,7 +170,9 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         tiny = advance <= TIE * carry["dt"]
         new = dict(carry)
         new["elements"] = moved
-        new["on_wall"] = hits | (on_wall & (sliding | (tiny & ~any_found)))
+        # on a wall after this pass: hit, sliding along it (a start exactly on it at rest included), or kept
+        # through a pass too short to leave it
+        new["on_wall"] = hits | sliding | (on_wall & tiny & ~any_found)
         if crossings:
             # the last impact's guard rate, its sign the side crossed into (its size sets the slide floor)
             new["scale"] = jnp.where(hits, into * impacts, scale)
@@ -175,15 +181,21 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             # takes a point on a wall as leaving it, and would let it through, so the step reports it instead.
             # Two ways in:
             # - sliding along the wall (on it with no normal speed: left there by a restitution at or below
-            #   SLIDE, or started there at rest), by the end of the pass: its acceleration or the wall's curve;
-            # - on the wall at the start of the pass, moving in: another wall's reflection in the previous pass
-            #   turned it (a corner), after the rates of that pass were read.
+            #   SLIDE, or started there at rest), pressed in during the pass by its acceleration or the wall's
+            #   curve: judged at the first sample time where the point moves in, where the wall must act (past
+            #   the edge of a region, or through a hole, the point is free to go);
+            # - on the wall at the start of the pass (after a hit or a slide, or exactly on it), moving in:
+            #   another wall's reflection in the previous pass turned it (a corner), or it started so.
             # Into the wall is the wall's direction; for direction 0, the side its last impact crossed into, or
             # for a wall never hit (a start at rest on it) the side the point moves to.
             floor = SLIDE * jnp.abs(scale)
             side = jnp.where(undirected, jnp.where(scale == 0, jnp.sign(rate), jnp.sign(scale)), directions)
-            pressed = sliding & ~hits & acting & (rate * side > floor)
-            turned = on_wall & acting_start & (rate_start * jnp.where(undirected, jnp.sign(scale), directions) > floor)
+            inward = rates[1:] * side > floor
+            first = jnp.argmax(inward, axis=0)
+            acting_first = jnp.take_along_axis(acting[1:], first[None], axis=0)[0]
+            pressed = sliding & ~hits & jnp.any(inward, axis=0) & acting_first
+            on_start = on_wall | (values[0] == 0)
+            turned = on_start & acting[0] & (rates[0] * jnp.where(undirected, jnp.sign(scale), directions) > floor)
             new["pressed"] = carry["pressed"] | (holds & (pressed | turned))
         new["remaining"] = jnp.where(any_found, remaining - earliest, jnp.zeros_like(remaining))
         new["events"] = carry["events"] + any_found.astype(carry["events"].dtype)

@@ -104,7 +104,8 @@ def locate_crossing(
             correction is still larger than ``SETTLED_RTOL`` of ``tau``.
 
     Returns:
-        ``(found, tau, impact, sliding)``: whether a crossing was found, its
+        ``(found, tau, impact, sliding)``: whether a crossing was found (a root
+        where the guard does not move into the wall, ``f' <= 0``, is none), its
         time (``span`` when none was found), the speed ``|f'|`` of the guard
         at the crossing, and whether the point slides along the wall.
 
@@ -193,6 +194,11 @@ def locate_crossing(
     # The offset is a constant of that step: the derivative stays -(df/dp) / f', whatever path it came from.
     level = lax.stop_gradient(offset)
     value, slope = jax.jvp(lambda t: sign * path(t) - level, (tau,), (jnp.ones_like(tau),))
+    # A crossing moves into the wall: f' > 0 there. A root where the point does not is no crossing: at a
+    # tangency (an apex exactly on the wall) rounding may already point the velocity away, and just after a
+    # grazing departure the deflated search from the wall can find a "return" in the rounding; reflecting
+    # there would turn the point back into the wall.
+    found = found & (lax.stop_gradient(slope) > 0)
     usable = found & (slope != 0) & jnp.isfinite(slope)
     correction = jnp.where(usable, value / jnp.where(usable, slope, 1.0), 0.0)
     polished = tau - correction

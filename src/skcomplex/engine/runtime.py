@@ -77,6 +77,7 @@ class Simulation:
         params_: After ``prepare()``: ``{interaction_label: {name: value}}``,
             the traced parameters (restitution, ...), a pytree.
         trajectory_: After ``run()``: the ``Trajectory``.
+        error_: After ``run(..., throw=False)``: the error that ended the run early, or None.
 
     >>> from skcomplex.core import ContinuousSpace, PointElement, System
     >>> ball = PointElement('ball', x=0.0, x_d1=1.0)
@@ -161,17 +162,24 @@ class Simulation:
                                   lambda: jax.jit(self._make_chunk(build_step(self.system, options))))
         return self
 
-    @validate_params({"until": [Interval(float, 0, None, closed="left")]})
-    def run(self, until: float) -> Simulation:
-        """Simulate from ``t = 0`` to ``until`` (prepares first if needed); sets ``trajectory_``.
+    @validate_params({"until": [Interval(float, 0, None, closed="left")], "throw": [Boolean()]})
+    def run(self, until: float, *, throw: bool = True) -> Simulation:
+        """Simulate from ``t = 0`` to ``until`` (prepares first if needed); sets ``trajectory_`` and ``error_``.
+
+        With ``throw=False`` a run that cannot go on honestly (either error below) is not raised but kept,
+        as Diffrax's ``throw=False`` keeps a failed solve: ``error_`` holds the exception, and
+        ``trajectory_`` holds the run up to the start of the failing step, its later states NaN and its
+        later events dropped, so that whatever is measured from them fails loudly. ``error_`` is None
+        for a run that finished.
 
         Raises:
             skcomplex.exceptions.ValidationError: ``until`` is negative or not finite.
             skcomplex.exceptions.EventLimitError: a step needed more than ``max_events`` crossings.
-            skcomplex.exceptions.RestingContactError: a point on a wall with no normal speed (restitution 0,
-                or a start at rest on it) was pressed into it, or another wall's reflection turned it into the
-                wall it slid along; a reflection holds no resting contact, so it would have passed through. Of
-                the two errors, the one of the earlier step is raised.
+            skcomplex.exceptions.RestingContactError: a point on a wall moved into it with no crossing left to
+                locate: sliding along it with no normal speed (restitution 0, or a start at rest on it) it was
+                pressed in, or a reflection turned it in, or it started on the wall moving in; a reflection holds
+                no resting contact, so it would have passed through. Of the two errors, the one of the earlier
+                step is raised.
         """
         if not hasattr(self, "step_"):
             self.prepare()
@@ -200,29 +208,39 @@ class Simulation:
             for name, start in e.states.items():
                 series = [np.asarray(start)[None]] + [o[e.label][name] for o in outputs]
                 values[f"{e.label}.{name}"] = np.concatenate(series, axis=0)
-        events = []
+        events, error, failed = [], None, None
         for chunk_start, log in zip(range(0, n, CHUNK), logs):
             overflow = np.nonzero(log["overflow"])[0]
             pressed = np.nonzero(np.any(log["pressed"], axis=-1))[0]
             if pressed.size and (not overflow.size or pressed[0] <= overflow[0]):  # the earlier failure is named
-                k = chunk_start + int(pressed[0])
+                failed = chunk_start + int(pressed[0])
                 wall = self.crossing_labels_[int(np.argmax(log["pressed"][pressed[0]]))]
-                raise RestingContactError(
-                    f"in the step from t={starts[k]:.6g} to t={ends[k]:.6g} the point on wall {wall!r} with no "
-                    "normal speed (restitution 0, or a start at rest on it) moves into it, pressed by its "
-                    "acceleration or turned by another wall; a reflection holds no resting contact, so the point "
+                error = RestingContactError(
+                    f"in the step from t={starts[failed]:.6g} to t={ends[failed]:.6g} the point moves into wall "
+                    f"{wall!r} from on it, where no crossing is left to locate: sliding along it with no normal "
+                    "speed (restitution 0, or a start at rest on it), it was pressed in, or a reflection turned it "
+                    "in, or it started on the wall moving in. A reflection holds no resting contact, so the point "
                     "would pass through the wall. Model the contact with a force, or end the run before it",
-                    wall=wall, start=float(starts[k]), end=float(ends[k]))
-            if overflow.size:
-                k = chunk_start + int(overflow[0])
-                raise EventLimitError(
-                    f"the step from t={starts[k]:.6g} to t={ends[k]:.6g} needs more than max_events="
+                    wall=wall, start=float(starts[failed]), end=float(ends[failed]))
+            elif overflow.size:
+                failed = chunk_start + int(overflow[0])
+                error = EventLimitError(
+                    f"the step from t={starts[failed]:.6g} to t={ends[failed]:.6g} needs more than max_events="
                     f"{self.max_events} crossings; pass a larger max_events or a smaller dt"
                 )
+            if error is not None:
+                if throw:
+                    raise error
+                events.extend(e for e in self._events(log) if e.time <= starts[failed])
+                for series in values.values():  # the states from the failing step's end on are not known
+                    series[failed + 1:] = np.nan
+                break
             events.extend(self._events(log))
+        kept = slice(None) if failed is None else slice(0, failed + 1)
         for path, series in values.items():
-            if not np.all(np.isfinite(series)):
+            if not np.all(np.isfinite(series[kept])):
                 raise ValidationError(f"Simulation.run: state {path} became non-finite; check the guard and dt")
+        self.error_ = error
         self.trajectory_ = Trajectory(times, values, events)
         return self
 

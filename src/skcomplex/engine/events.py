@@ -18,7 +18,10 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    ``direction=0`` the from side is the one it moves into.
 3. *Bracket.* The searched function is sampled at ``subdivisions + 1``
    equally spaced times; the first bracket is the first pair of samples with
-   ``h_(j-1) < 0 <= h_j``.
+   ``h_(j-1) < 0 <= h_j``. Its root, once polished, is a crossing only where
+   the guard moves into the wall (``f' > 0``): a tangency, or a return found
+   in the rounding just after a grazing departure, is none, and the rest of
+   the span is then not searched in this pass (SKC-ANO-005, open).
 4. *Polish.* Starting from the secant (regula falsi) point of the bracket,
    ``iterations`` safeguarded Newton steps shrink the bracket (a Newton step
    that would leave it is replaced by bisection). ``f'`` comes from
@@ -105,7 +108,8 @@ def locate_crossing(
 
     Returns:
         ``(found, tau, impact, sliding)``: whether a crossing was found (a root
-        where the guard does not move into the wall, ``f' <= 0``, is none), its
+        where the guard does not move into the wall, ``f' <= 0``, is none, and
+        then no later one is looked for), its
         time (``span`` when none was found), the speed ``|f'|`` of the guard
         at the crossing, and whether the point slides along the wall.
 

@@ -183,6 +183,8 @@ class Simulation:
         """
         if not hasattr(self, "step_"):
             self.prepare()
+        for stale in ("trajectory_", "error_"):  # a run that raises leaves neither of an earlier run behind
+            self.__dict__.pop(stale, None)
         n = max(0, math.ceil(until / self.dt - 1e-9))
         ends = np.arange(1, n + 1) * self.dt  # every end but the last lies at least 1e-9 dt before ``until``
         ends[-1:] = until  # n dt may round an ulp short of ``until`` (7 * 0.7 < 4.9), or pass it: the last ends there

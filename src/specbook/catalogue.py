@@ -165,6 +165,13 @@ FAULTS: tuple[Fault, ...] = (
           "goes unseen in the step of the landing, and the point is past the wall when the next step sees it.",
           (Patch(_STEPPER, "inward = rates[1:] * side > floor", "inward = rates[:1] * side > floor"),),
           (REFLECTION,), ("rest_stops_in_the_landing_step",)),
+    Fault("reflection_holds_nothing", "reflection",
+          "ReflectionInteraction does not say that it holds a point (its holds is left False, as for a pure "
+          "event marker): no wall is watched, and a point pressed into the floor, or turned into it at a "
+          "corner, goes through it with no error.",
+          (Patch(_REFLECT, "holds: ClassVar[bool] = True", "holds: ClassVar[bool] = False"),),
+          (REFLECTION,), ("rest_stops_naming_the_floor", "rest_stops_in_the_landing_step",
+                          "corner_stops_naming_the_floor", "corner_stops_in_the_turn_step")),
     Fault("pressed_misses_the_turn", "reflection",
           "The check reads only the rates at the end of each pass, before its reflections: a point that "
           "another wall turns into the wall it slides along, at a corner, falls through it (SKC-ANO-003).",

@@ -193,22 +193,23 @@ register(
 register(
     Anomaly(
         id="SKC-ANO-005",
-        title="A touch that the event finder rejects hides a later crossing in the same pass",
+        title="A root the event finder rejects hides the crossings of its pass",
         affects=("skcomplex.engine.events.locate_crossing",),
         status="open",
         resolved_in=None,
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_a_touch_at_a_sample_time_does_not_hide_a_later_crossing_in_the_step",
+                  "test_an_exit_root_on_a_sample_time_does_not_hide_the_crossings_around_it",
         summary=(
             "The finder polishes the root of the first bracket of its samples only. Since SKC-ANO-003's fix a "
-            "root where the guard does not move into the wall (a tangency, or a return found in the rounding "
-            "just after a grazing departure) is no crossing, which keeps such touches from being reflected into "
-            "the wall; but the rest of the span is then not searched in that pass. Where a sample time falls "
-            "exactly on a touch (or on the exit root of three), a genuine crossing later in the same step is "
-            "missed and the point goes through the wall with no error, where the run used to stop. Found "
-            "2026-12-07 in a second review of that fix; treating the touch as an event that ends the pass "
-            "without a reflection turned every grazing touch into a run of false touches past max_events, so "
-            "it is pinned instead."
+            "root where the guard does not move into the wall is no crossing, which keeps touches from being "
+            "reflected into the wall; but the rest of the span is then not searched in that pass. A touch that "
+            "falls exactly on a sample time no longer ends a bracket (the next sample is back below zero), so a "
+            "tangency there hides nothing. An exit root exactly on a sample still does: the bracket from the "
+            "span's start holds an entry and that exit, the polish lands on the exit, and the entry, and any "
+            "crossing after, is missed: the point goes through the wall with no error, where the run used to "
+            "stop. Found 2026-12-07 in a second review of that fix. Treating a rejected root as an event that "
+            "ends the pass without a reflection turned every grazing touch into a run of false touches past "
+            "max_events, so it is pinned instead."
         ),
     )
 )

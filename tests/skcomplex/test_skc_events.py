@@ -408,20 +408,33 @@ def test_a_run_that_cannot_go_on_keeps_what_it_has_without_throw():
     assert not hasattr(free, "trajectory_") and not hasattr(free, "error_")
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SKC-ANO-005, found 2026-12-07: a polished root where the guard does not move into the wall (a tangency, or a "
-    "return in the rounding) is rejected, and the rest of that pass's span is then not searched, so a crossing "
-    "later in the same pass is missed and the point goes through the wall with no error"))
 def test_a_touch_at_a_sample_time_does_not_hide_a_later_crossing_in_the_step():
     """The path y = x - x^2/2 (from the origin at (1, 1) m/s under 1 m/s^2 down) has its apex (1, 0.5) at t = 1 s,
     tangent there to the ceiling y = 0.5 - 2 (x - 1)^3 (restitution 1), which then comes down and meets the path
     at t = 1.25 s. With dt = 0.8 the step from 0.8 s samples the tangency exactly; the crossing after it must
-    still be found: the point never ends above the ceiling."""
+    still be found: the point never ends above the ceiling, and bounces at 1.25 s."""
     ceiling = ReflectionInteraction("ceiling", target="ball",
                                     guard=lambda s: s.target.x[1] - (0.5 - 2.0 * (s.target.x[0] - 1.0) ** 3),
                                     direction=1, restitution=1.0)
-    x = simulate([ceiling], 0.8, 1.6, x=[0.0, 0.0], x_d1=[1.0, 1.0], x_d2=[0.0, -1.0]).trajectory_.values("ball.x")
-    assert np.all(x[:, 1] - (0.5 - 2.0 * (x[:, 0] - 1.0) ** 3) <= 1e-12)
+    for dt in (0.8, 0.5):
+        trajectory = simulate([ceiling], dt, 1.6, x=[0.0, 0.0], x_d1=[1.0, 1.0], x_d2=[0.0, -1.0]).trajectory_
+        x = trajectory.values("ball.x")
+        assert np.all(x[:, 1] - (0.5 - 2.0 * (x[:, 0] - 1.0) ** 3) <= 1e-12)
+        assert 1.25 in np.round(trajectory.event_times(), 6)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SKC-ANO-005, found 2026-12-07: a polished root where the guard does not move into the wall (an exit root on a "
+    "sample, reached from the bracket's start through an entry and back) is rejected, and the rest of that pass's "
+    "span is then not searched, so the crossings of the pass are missed and the point goes through the wall"))
+def test_an_exit_root_on_a_sample_time_does_not_hide_the_crossings_around_it():
+    """Moving at 12 m/s along y = 0 from x = -1.5 over the wavy floor y = x^3 - x (restitution 1, dt = 1 s), the
+    point meets the floor at x = -1 (t = 1/24 s) going in; the floor's exit root x = 0 falls exactly on a sample
+    time (t = 1/8 s). The point must never end below the floor."""
+    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: (s.target.x[0] ** 3 - s.target.x[0]) -
+                                  s.target.x[1], direction=1, restitution=1.0)
+    x = simulate([floor], 1.0, 2.0, x=[-1.5, 0.0], x_d1=[12.0, 0.0], x_d2=[0.0, 0.0]).trajectory_.values("ball.x")
+    assert np.all((x[:, 0] ** 3 - x[:, 0]) - x[:, 1] <= 1e-9)
 
 
 def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():

@@ -18,10 +18,12 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    ``direction=0`` the from side is the one it moves into.
 3. *Bracket.* The searched function is sampled at ``subdivisions + 1``
    equally spaced times; the first bracket is the first pair of samples with
-   ``h_(j-1) < 0 <= h_j``. Its root, once polished, is a crossing only where
-   the guard moves into the wall (``f' > 0``): a tangency, or a return found
-   in the rounding just after a grazing departure, is none, and the rest of
-   the span is then not searched in this pass (SKC-ANO-005, open).
+   ``h_(j-1) < 0 <= h_j``, where a sample exactly on zero followed by one back
+   below it is a touch and ends no bracket. The bracket's root, once polished,
+   is a crossing only where the guard moves into the wall (``f' > 0``): a
+   tangency, or a return found in the rounding just after a grazing departure,
+   is none, and the rest of the span is then not searched in this pass
+   (SKC-ANO-005, open).
 4. *Polish.* Starting from the secant (regula falsi) point of the bracket,
    ``iterations`` safeguarded Newton steps shrink the bracket (a Newton step
    that would leave it is replaced by bisection). ``f'`` comes from
@@ -147,7 +149,10 @@ def locate_crossing(
     deflated = jnp.where(taus > 0, (sign * gs - offset) / safe_taus, sign * slope0)
     hs = jnp.where(on_wall, deflated, sign * gs)
     sliding = on_wall & (jnp.abs(slope0) <= slide_floor)
-    brackets = (hs[:-1] < 0) & (hs[1:] >= 0)
+    # a sample exactly on zero with the next one back below it is a touch, not an entry: no bracket ends there,
+    # so that a crossing later in the span is still found (the span's last sample has no next one)
+    touch = jnp.concatenate([(hs[1:-1] == 0) & (hs[2:] < 0), jnp.zeros((1,), dtype=bool)])
+    brackets = (hs[:-1] < 0) & (hs[1:] >= 0) & ~touch
     found = jnp.any(brackets) & (span_s > 0) & ~sliding
     j = jnp.argmax(brackets)
     a, b = taus[j], taus[j + 1]

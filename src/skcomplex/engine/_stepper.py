@@ -150,8 +150,9 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         advance = jnp.where(any_found, earliest, remaining)
         moved = {label: advance_states(s, chains[label], advance) for label, s in elements.items()}
         if crossings:
-            # each wall's guard rate at the end of the advance, before this pass's reflections, and the side a
-            # hit crosses into: the wall's direction, or for direction 0 the way the guard moves there
+            # each wall's guard, rate and region along the advance (its last sample the end, before this pass's
+            # reflections), and the side a hit crosses into: the wall's direction, or for direction 0 the way
+            # the guard moves there
             values, rates, acting = walls_at(elements, advance)
             rate = rates[-1]
             directions = jnp.asarray([float(i.direction) for i in crossings], dtype=scale.dtype)

@@ -169,22 +169,27 @@ register(
 register(
     Anomaly(
         id="SKC-ANO-004",
-        title="Hits on two walls at once reflect the point off a wall it has already left",
+        title="Hits on two walls at once reflected the point off a wall it had already left",
         affects=("skcomplex.engine.runtime.Simulation",
                  "skcomplex.models.physics.common.mechanics.ReflectionInteraction"),
-        status="open",
-        resolved_in=None,
+        status="resolved",
+        resolved_in="0.1.0",
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_an_elastic_drop_onto_the_vertex_of_a_v_stays_above_both_walls",
+                  "test_an_inelastic_drop_onto_a_wide_vertex_is_reflected_once",
         summary=(
-            "When a point meets two walls in the same instant (a vertex), the step reflects it off each wall in "
+            "When a point met two walls in the same instant (a vertex), the step reflected it off each wall in "
             "turn. At a right-angled corner that is the right answer, but where the walls meet at another "
             "angle the first reflection can already send the point away from the second wall, and reflecting "
-            "it there as well turns it into that wall. A point dropped onto the vertex of a V then passed "
-            "through one wall without a word; since SKC-ANO-003's fix the step sees it moving into the wall "
-            "from on it and the run stops with RestingContactError. Found 2026-12-07 in a review of that fix. "
-            "The answer is not settled (at a vertex the wall's normal is not defined: the symmetric bounce "
-            "straight back is one choice), so it is pinned, not changed."
+            "it there as well turned it into that wall. A point dropped onto the vertex of a V then passed "
+            "through one wall without a word; after SKC-ANO-003's fix the step saw it moving into the wall "
+            "from on it and the run stopped with RestingContactError. Found 2026-12-07 in a review of that fix, "
+            "and resolved the same day, before a release. At a vertex the normal is not defined, so a rule "
+            "chooses: the hit walls act in the system's order, and a wall that holds the point acts only while "
+            "the point still moves into it (the first one to act acts as before, so a single hit keeps every "
+            "bit). A narrow vertex, whose second reflection turns the point back into the first wall, gets up "
+            "to VERTEX_SWEEPS more sweeps in the same instant; one that needs more stops the run naming a wall. "
+            "The answer depends on the order of the walls: a symmetric one would need an impact law acting on "
+            "both walls at once."
         ),
     )
 )
@@ -193,23 +198,25 @@ register(
 register(
     Anomaly(
         id="SKC-ANO-005",
-        title="A root the event finder rejects hides the crossings of its pass",
+        title="An exit root on a sample time hid the entry before it",
         affects=("skcomplex.engine.events.locate_crossing",),
-        status="open",
-        resolved_in=None,
+        status="resolved",
+        resolved_in="0.1.0",
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_an_exit_root_on_a_sample_time_does_not_hide_the_crossings_around_it",
+                  "test_an_exit_root_on_a_sample_time_does_not_hide_the_entry_before_it",
         summary=(
-            "The finder polishes the root of the first bracket of its samples only. Since SKC-ANO-003's fix a "
-            "root where the guard does not move into the wall is no crossing, which keeps touches from being "
-            "reflected into the wall; but the rest of the span is then not searched in that pass. A touch that "
-            "falls exactly on a sample time no longer ends a bracket (the next sample is back below zero), so a "
-            "tangency there hides nothing. An exit root exactly on a sample still does: the bracket from the "
-            "span's start holds an entry and that exit, the polish lands on the exit, and the entry, and any "
-            "crossing after, is missed: the point goes through the wall with no error, where the run used to "
-            "stop. Found 2026-12-07 in a second review of that fix. Treating a rejected root as an event that "
-            "ends the pass without a reflection turned every grazing touch into a run of false touches past "
-            "max_events, so it is pinned instead."
+            "The finder polishes the root of the first bracket of its samples only, and since SKC-ANO-003's fix "
+            "a root where the guard does not move into the wall is no crossing: the rest of the span is then not "
+            "searched in that pass. Where a sample fell exactly on an exit root, the point past the wall just "
+            "before it, the bracket from the previous sample held an entry and that exit; its secant point was "
+            "the exit itself, Newton's steps stayed there, the root was rejected and the entry missed. With the "
+            "sample after the exit back on the point's side, the zero was taken for a touch and no bracket was "
+            "even tried. Either way the point went through the wall with no error, where the run used to stop. "
+            "Found 2026-12-07 in a second review of that fix (a wavy floor crossed at 12 m/s with dt = 1 s), "
+            "and resolved the same day, before a release: a sample exactly on zero is read by the guard's slope "
+            "there, an exit (leaving faster than EXIT_RTOL of the span's rate) ends a bracket whose polish "
+            "starts from its middle, and the entry inside is found; a tangency on a sample is still a touch. "
+            "Bits of runs with no sample exactly on zero are unchanged."
         ),
     )
 )

@@ -36,6 +36,7 @@ TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 LOCATE_TESTS = "tests/skcomplex/test_skc_locate.py"
+ZERO_SAMPLE_TEST = "tests/skcomplex/test_skc_events.py::test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope"
 MUJOCO = "book/mime/mujoco.md"
 ANOMALIES = "book/maddening/anomalies.md"
 CONTACT_SUPPORT = "book/mime/contact-support.md"
@@ -177,6 +178,25 @@ FAULTS: tuple[Fault, ...] = (
           "another wall turns into the wall it slides along, at a corner, falls through it (SKC-ANO-003).",
           (Patch(_STEPPER, "(holds & (pressed | turned))", "(holds & pressed)"),),
           (REFLECTION,), ("corner_stops_naming_the_floor", "corner_stops_in_the_turn_step")),
+    Fault("vertex_reflects_off_every_hit_wall", "reflection",
+          "At a vertex every hit wall reflects the point in the first sweep, even one the first reflection already "
+          "sent it away from (SKC-ANO-004): the later sweeps turn it back out, but with restitution below 1 its "
+          "speed away from that wall is scaled by e squared, not kept.",
+          (Patch(_STEPPER, "acts = acts & ((first & ~turned) | moving_in(k, states))",
+                 "acts = acts & (first | moving_in(k, states))"),),
+          (REFLECTION,), ("vertex_wide_leaves_off_the_first_arm",)),
+    Fault("vertex_sweeps_dropped", "reflection",
+          "No sweep after the first at a vertex (VERTEX_SWEEPS = 0, as if one reflection per wall were always "
+          "enough): in a narrow vertex the second wall's reflection leaves the point moving into the first, and "
+          "the run stops where it should bounce out.",
+          (Patch(_STEPPER, "VERTEX_SWEEPS = 2", "VERTEX_SWEEPS = 0"),),
+          (REFLECTION,), ("vertex_narrow_leaves_both_arms", "vertex_paths_stay_above_both_arms")),
+    Fault("exit_sample_polished_from_its_secant_point", "reflection",
+          "A bracket that ends on a sample exactly on an exit root is polished from its secant point, which is "
+          "the exit itself: Newton's steps stay there, the root is rejected, and the entry before it is missed, "
+          "so the point goes through the wall (SKC-ANO-005).",
+          (Patch(_EVENTS, "tau0 = jnp.where(exit_z & (j == z), 0.5 * (a + b), tau0)", "tau0 = tau0"),),
+          (ZERO_SAMPLE_TEST,), (ZERO_SAMPLE_TEST,)),
     Fault("events_polish_towards_the_wall", "reflection",
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "
           "level: a return too short to leave the wall's rounding is pulled back to the start (SKC-ANO-002), "

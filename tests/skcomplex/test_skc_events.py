@@ -366,19 +366,86 @@ def test_a_ledge_holds_what_lies_on_it_and_lets_go_past_its_edge():
     np.testing.assert_allclose(trajectory.values("ball.x")[-1], [0.45, -0.005], rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SKC-ANO-004, found 2026-12-07: hits on two walls at once are reflected off each wall in turn, even off a wall "
-    "the velocity has already left after the first reflection, which turns the point into it; the step then stops "
-    "the run (RestingContactError) where it used to let the point through"))
-def test_an_elastic_drop_onto_the_vertex_of_a_v_stays_above_both_walls():
-    """Dropped at 1 m/s straight onto the vertex of the V y = |x| / 2 (two walls, restitution 1): the run must
-    finish with the point above both walls at every step (by symmetry it bounces straight back up)."""
-    left = ReflectionInteraction("left", target="ball", guard=lambda s: -0.5 * s.target.x[0] - s.target.x[1],
-                                 direction=1, restitution=1.0)
-    right = ReflectionInteraction("right", target="ball", guard=lambda s: 0.5 * s.target.x[0] - s.target.x[1],
-                                  direction=1, restitution=1.0)
-    x = simulate([left, right], 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_.values("ball.x")
+def v_walls(slope: float, restitution: float = 1.0, order: tuple[str, ...] = ("left", "right")) -> list:
+    """The two arms of the V y = slope |x| as walls, in ``order``."""
+    arms = {"left": ReflectionInteraction("left", target="ball", guard=lambda s: -slope * s.target.x[0] - s.target.x[1],
+                                          direction=1, restitution=restitution),
+            "right": ReflectionInteraction("right", target="ball", guard=lambda s: slope * s.target.x[0] - s.target.x[1],
+                                           direction=1, restitution=restitution)}
+    return [arms[name] for name in order]
+
+
+@pytest.mark.parametrize("order, leaving", [(("left", "right"), [0.8, 0.6]), (("right", "left"), [-0.8, 0.6])])
+def test_an_elastic_drop_onto_the_vertex_of_a_v_leaves_off_the_first_wall_and_stays_above_both(order, leaving):
+    """SKC-ANO-004. Dropped at 1 m/s straight onto the vertex of the V y = |x| / 2 (restitution 1), the point hits
+    both walls at once. The first wall in the system's order reflects it, to (0.8, 0.6) m/s off the left arm: that
+    already moves it away from the other arm (at -0.2 m/s of its guard), which then does not act. It stays above both
+    walls at every step, with its speed kept. Reflected off both, as it was, it was turned into the second arm."""
+    trajectory = simulate(v_walls(0.5, order=order), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_
+    x, v = trajectory.values("ball.x"), trajectory.values("ball.x_d1")
     assert np.all(x[:, 1] >= 0.5 * np.abs(x[:, 0]) - 1e-12)
+    np.testing.assert_allclose(v[-1], leaving, rtol=1e-14)
+    np.testing.assert_allclose(trajectory.event_times(), [0.5], rtol=1e-14)
+
+
+def test_an_inelastic_drop_onto_a_wide_vertex_is_reflected_once():
+    """Onto the vertex of y = |x| / 4 with restitution 0.5, the left arm's reflection alone gives (1.5 s, -1 + 1.5) /
+    (1 + s^2) with s = 1/4, that is (6/17, 7/17) m/s, moving away from the right arm: that arm does not act. (Reflected
+    there as well and then back, the speed away from it would be scaled by 0.25, not kept.)"""
+    trajectory = simulate(v_walls(0.25, 0.5), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_
+    np.testing.assert_allclose(trajectory.values("ball.x_d1")[-1], [6.0 / 17.0, 7.0 / 17.0], rtol=1e-14)
+
+
+@pytest.mark.parametrize("restitution", [1.0, 0.5])
+def test_a_drop_into_a_narrow_v_is_turned_until_it_leaves_both_walls(restitution):
+    """Into the V y = 3 |x| (an opening of 37 degrees) the first reflection turns the point into the other arm, and
+    that one's back into the first: the walls act again, in the same instant, until the point moves away from both
+    (three reflections here). It leaves upwards at -0.07584 m/s across and 0.99712 up (restitution 1: the speed is
+    kept), and stays above both walls."""
+    trajectory = simulate(v_walls(3.0, restitution), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0],
+                          x_d2=[0.0, 0.0]).trajectory_
+    x, v = trajectory.values("ball.x"), trajectory.values("ball.x_d1")
+    assert np.all(x[:, 1] >= 3.0 * np.abs(x[:, 0]) - 1e-12)
+    assert v[-1, 1] > 3.0 * abs(v[-1, 0])  # moving away from both arms
+    if restitution == 1.0:
+        np.testing.assert_allclose(v[-1], [-0.07584, 0.99712], rtol=1e-13)
+
+
+def test_a_vertex_that_needs_more_turns_than_the_sweeps_stops_the_run_naming_a_wall():
+    """Into the V y = 5 |x| (23 degrees) the point would need more reflections in one instant than the step takes
+    (1 + VERTEX_SWEEPS per wall): it is left moving into a wall, and the run stops in the step of the drop, naming
+    it, rather than let it through."""
+    with pytest.raises(RestingContactError, match="wall '(left|right)'") as stopped:
+        simulate(v_walls(5.0), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0])
+    assert stopped.value.start <= 0.5 <= stopped.value.end
+
+
+def test_the_vertex_sweeps_are_the_same_batched_vmapped_and_differentiable():
+    """A batch of drops into the V y = 3 |x|, one onto its vertex (three reflections in one instant) and two onto its
+    arms: the batched step (which sweeps again only while a point of the batch is at a vertex) equals the vmapped
+    per-point step bit for bit, and the differentiable step (a fixed number of sweeps) gives the same states."""
+    import jax
+
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    simulation = Simulation(System([PointElement("ball", x=[0.0, 0.5], x_d1=[0.0, -1.0])], v_walls(3.0),
+                                   ContinuousSpace(2)), dt=0.1).prepare()
+    with jax.enable_x64(True):
+        state = {"t": jnp.zeros(3), "on_wall": jnp.zeros((3, 2), bool), "scale": jnp.zeros((3, 2)),
+                 "elements": {"ball": {"x": jnp.asarray([[0.0, 0.5], [0.1, 0.5], [-0.05, 0.5]]),
+                                       "x_d1": jnp.asarray([[0.0, -5.0], [0.0, -5.0], [0.0, -5.0]])}}}
+        batched = jax.jit(simulation.step_function(differentiable=False, batched=True))
+        per_point = jax.jit(jax.vmap(simulation.step_function(differentiable=False), in_axes=(0, None, None)))
+        traced = jax.jit(jax.vmap(simulation.step_function(differentiable=True), in_axes=(0, None, None)))
+        runs = [step(state, simulation.params_, 0.1) for step in (batched, per_point, traced)]
+    (first, info), (second, _), (third, _) = runs
+    for a, b in zip(jax.tree_util.tree_leaves(first), jax.tree_util.tree_leaves(second)):
+        np.testing.assert_array_equal(np.asarray(a), np.asarray(b))
+    for a, b in zip(jax.tree_util.tree_leaves(first["elements"]), jax.tree_util.tree_leaves(third["elements"])):
+        np.testing.assert_allclose(np.asarray(a), np.asarray(b), rtol=1e-14, atol=1e-15)
+    x, v = np.asarray(first["elements"]["ball"]["x"]), np.asarray(first["elements"]["ball"]["x_d1"])
+    assert np.all(x[:, 1] >= 3.0 * np.abs(x[:, 0]) - 1e-12) and not np.any(np.asarray(info["pressed"]))
+    assert v[0, 1] > 3.0 * abs(v[0, 0])  # the one dropped onto the vertex leaves both arms
 
 
 def test_a_run_that_cannot_go_on_keeps_what_it_has_without_throw():
@@ -423,18 +490,50 @@ def test_a_touch_at_a_sample_time_does_not_hide_a_later_crossing_in_the_step():
         assert 1.25 in np.round(trajectory.event_times(), 6)
 
 
-@pytest.mark.xfail(strict=True, reason=(
-    "SKC-ANO-005, found 2026-12-07: a polished root where the guard does not move into the wall (an exit root on a "
-    "sample, reached from the bracket's start through an entry and back) is rejected, and the rest of that pass's "
-    "span is then not searched, so the crossings of the pass are missed and the point goes through the wall"))
-def test_an_exit_root_on_a_sample_time_does_not_hide_the_crossings_around_it():
-    """Moving at 12 m/s along y = 0 from x = -1.5 over the wavy floor y = x^3 - x (restitution 1, dt = 1 s), the
-    point meets the floor at x = -1 (t = 1/24 s) going in; the floor's exit root x = 0 falls exactly on a sample
-    time (t = 1/8 s). The point must never end below the floor."""
-    floor = ReflectionInteraction("floor", target="ball", guard=lambda s: (s.target.x[0] ** 3 - s.target.x[0]) -
-                                  s.target.x[1], direction=1, restitution=1.0)
-    x = simulate([floor], 1.0, 2.0, x=[-1.5, 0.0], x_d1=[12.0, 0.0], x_d2=[0.0, 0.0]).trajectory_.values("ball.x")
-    assert np.all((x[:, 0] ** 3 - x[:, 0]) - x[:, 1] <= 1e-9)
+@pytest.mark.parametrize("floor, entries", [
+    (lambda x: x**3 - x, "x^3 - x: roots -1 (in), 0 (out, on a sample), 1 (in); the next sample is past the wall"),
+    (lambda x: x * (x + 1) * (x - 2), "x (x + 1) (x - 2): roots -1 (in), 0 (out, on a sample), 2 (in); the next "
+                                      "sample is back on the point's side"),
+], ids=["next-sample-past", "next-sample-back"])
+def test_an_exit_root_on_a_sample_time_does_not_hide_the_entry_before_it(floor, entries):
+    """SKC-ANO-005. Moving at 12 m/s along y = 0 from x = -1.5 over a wavy floor (restitution 1, dt = 1 s, samples
+    every 1/8 s), the point meets the floor at x = -1 (t = 1/24 s) going in; the floor's exit root x = 0 falls exactly
+    on a sample time (t = 1/8 s). The bracket from the step's start ends on that exit: the entry inside it is found,
+    first, at 1/24 s, and the point never ends below the floor. With the next sample back on the point's side the
+    zero sample once counted as a touch and the point crossed the hump between -1 and 0 unseen."""
+    wall = ReflectionInteraction("floor", target="ball", guard=lambda s: floor(s.target.x[0]) - s.target.x[1],
+                                 direction=1, restitution=1.0)
+    trajectory = simulate([wall], 1.0, 2.0, x=[-1.5, 0.0], x_d1=[12.0, 0.0], x_d2=[0.0, 0.0]).trajectory_
+    x = trajectory.values("ball.x")
+    assert np.all(floor(x[:, 0]) - x[:, 1] <= 1e-9), entries
+    np.testing.assert_allclose(trajectory.event_times()[0], 1.0 / 24.0, rtol=1e-12)
+
+
+def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope():
+    """``locate_crossing`` on paths sampled exactly on a root (span 1, samples every 1/8): an entry on the sample
+    (f = tau - 1/8) is found there; a tangency on it (f = -(tau - 1/8)^2) is none; an exit on it (f = (tau - 1/16)
+    (1/8 - tau), in at 1/16) gives the entry before it, whether the next sample is back on the point's side or, past a
+    second entry at 0.2, beyond the wall again."""
+    import jax
+    import jax.numpy as jnp
+
+    from skcomplex.engine.events import locate_crossing
+
+    def first(path):
+        with jax.enable_x64(True):
+            found, tau, _, _ = locate_crossing(path, jnp.asarray(1.0), direction=1, on_wall=jnp.asarray(False))
+        return bool(found), float(tau)
+
+    assert first(lambda t: t - 0.125) == (True, 0.125)
+    assert first(lambda t: -((t - 0.125) ** 2))[0] is False
+    found, tau = first(lambda t: (t - 0.0625) * (0.125 - t))
+    assert found and tau == pytest.approx(0.0625, rel=1e-14)
+    found, tau = first(lambda t: (t - 0.0625) * (t - 0.125) * (t - 0.2))  # in again at 0.2: the next sample is past
+    assert found and tau == pytest.approx(0.0625, rel=1e-14)
+    # a tangency on the sample tilted by 1e-20 (as rounding tilts one): its slope there, -3.75e-21, is far below
+    # EXIT_RTOL of the span's rate, so it is a touch, and the entry at 0.5 is found
+    found, tau = first(lambda t: (t - 0.125) * (t - 0.125 + 1e-20) * (t - 0.5))
+    assert found and tau == pytest.approx(0.5, rel=1e-14)
 
 
 def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():

@@ -23,6 +23,11 @@ TIE = 1e-12  # crossings within TIE * (rest of the step) of the earliest are sim
 SLIDE = 1e-10  # on a wall, a departure speed at or below SLIDE * the impact speed is sliding (e <= SLIDE); a
 # point sliding there whose speed into the wall grows past it is pressed into the wall (RestingContactError)
 
+#: Sweeps over the holding walls hit in the same instant (a vertex) after the first, each wall acting again where the
+#: point moves into it again: a vertex whose walls would turn the point more than ``1 + VERTEX_SWEEPS`` times each
+#: leaves it moving into one, and the run stops there (``RestingContactError``).
+VERTEX_SWEEPS = 2
+
 
 @dataclass(frozen=True)
 class StepOptions:
@@ -159,15 +164,63 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             undirected = directions == 0
             holds = jnp.asarray([i.holds for i in crossings])
             into = jnp.where(undirected, jnp.sign(rate), directions)
-        acted = []
-        for k, interaction in enumerate(crossings):
-            label = interaction.target
-            before = moved[label]
-            acts = hits[k] & interaction.active(before)
-            after = interaction.act(before, params.get(interaction.label, {}))
-            moved[label] = {n: jnp.where(acts, after[n], before[n]) for n in before}
-            acted.append(acts)
-        acted = jnp.stack(acted) if acted else hits
+        # The hit walls act in the system's order. A wall that holds the point acts only while the point still
+        # moves into it (faster than the slide floor of its own impact), once another holding wall has acted in
+        # this pass: at a vertex (two walls hit at once, at other than a right angle) the first reflection can
+        # already send the point away from the second wall, and reflecting it there as well would turn it into
+        # that wall (SKC-ANO-004). Then up to VERTEX_SWEEPS more sweeps over the holding walls hit, each acting
+        # where the point moves into it again, as it can in a narrow vertex; one still moved into after them
+        # stops the run at the next pass (turned). The first holding wall to act acts unconditionally, as it did,
+        # so that a single hit keeps every bit.
+        def moving_in(k: int, states: dict) -> Any:
+            interaction, label = crossings[k], crossings[k].target
+            frozen = lax.stop_gradient(states[label])
+            _, rate_k = jax.jvp(lambda tau: interaction.guard_value(advance_states(frozen, chains[label], tau)),
+                                (jnp.zeros_like(advance),), (jnp.ones_like(advance),))
+            return rate_k * into[k] > SLIDE * lax.stop_gradient(impacts[k])
+
+        def sweep(states: dict, acted: tuple, turned: Any, first: Any) -> tuple[dict, tuple, Any, Any]:
+            # one sweep over the hit walls: (states, acted so far, whether a holding wall acted yet, any act in it)
+            states, acted, any_acts = dict(states), list(acted), jnp.asarray(False)
+            for k, interaction in enumerate(crossings):
+                label = interaction.target
+                before = states[label]
+                acts = hits[k] & interaction.active(before)
+                if interaction.holds:
+                    acts = acts & ((first & ~turned) | moving_in(k, states))
+                    turned = turned | acts
+                else:  # an event marker acts once, in the first sweep
+                    acts = acts & first
+                after = interaction.act(before, params.get(interaction.label, {}))
+                states[label] = {n: jnp.where(acts, after[n], before[n]) for n in before}
+                acted[k] = acted[k] | acts
+                any_acts = any_acts | acts
+            return states, tuple(acted), turned, any_acts
+
+        acted = (jnp.asarray(False),) * len(crossings)
+        holding = jnp.asarray([i.holds for i in crossings], dtype=bool)
+        if int(sum(i.holds for i in crossings)) > 1:
+            # another sweep only after a sweep that acted with two holding walls hit (a vertex): a point hit on
+            # one wall, the common case, takes one sweep, so a batch (vmap) takes more only while one of its
+            # points is at a vertex. The differentiable step takes them all (a fixed count, for reverse mode).
+            vertex = jnp.sum(hits & holding) > 1
+
+            def again(c: tuple) -> tuple:
+                states, acted, turned, s, _ = c
+                states, acted, turned, any_acts = sweep(states, acted, turned, s == 0)
+                return states, acted, turned, s + 1, vertex & any_acts
+
+            def more(c: tuple) -> Any:
+                return (c[3] == 0) | (c[4] & (c[3] < 1 + VERTEX_SWEEPS))
+
+            start = (moved, acted, jnp.asarray(False), jnp.asarray(0, jnp.int32), jnp.asarray(True))
+            if options.differentiable:
+                moved, acted, *_ = lax.fori_loop(0, 1 + VERTEX_SWEEPS, lambda _, c: again(c), start)
+            else:
+                moved, acted, *_ = lax.while_loop(more, again, start)
+        else:
+            moved, acted, _, _ = sweep(moved, acted, jnp.asarray(False), jnp.asarray(True))
+        acted = jnp.stack(list(acted)) if crossings else hits
         tiny = advance <= TIE * carry["dt"]
         new = dict(carry)
         new["elements"] = moved
@@ -275,7 +328,8 @@ def build_step(system: System, options: StepOptions) -> Callable[..., tuple[Stat
     locate, so that it would pass through: sliding along it with no normal speed
     (reflected there by a restitution at or below ``SLIDE``, or started there at
     rest) when its acceleration or the wall's curve pressed it in, or turned into
-    it by another wall's reflection; a reflection holds no resting contact) and, when
+    it by another wall's reflection, or left moving into one at a vertex too narrow for
+    ``VERTEX_SWEEPS``; a reflection holds no resting contact) and, when
     recording, ``log`` (time, hits, acted and post-event states of each event
     slot).
     """

@@ -155,9 +155,11 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
           (REFLECTION_EVIDENCE,), ("grad_drop_height", "grad_drop_speed")),
     Fault("events_step_end_left_to_next_step", "reflection",
-          "A crossing exactly at the end of a step is not bracketed (f_j > 0 where the half-open step "
-          "needs f_j >= 0), and the next step, starting on the wall, no longer counts it.",
-          (Patch(_EVENTS, "brackets = (hs[:-1] < 0) & (hs[1:] >= 0)", "brackets = (hs[:-1] < 0) & (hs[1:] > 0)"),),
+          "A sample exactly on zero never counts as past the wall (f_j > 0 where the half-open step needs an "
+          "entry on a sample, and the span's last sample, to count at f_j = 0): a crossing exactly at the end of "
+          "a step is not bracketed, and the next step, starting on the wall, no longer counts it.",
+          (Patch(_EVENTS, "past = (hs > 0) | entry_on | exit_on", "past = (hs > 0) | exit_on"),
+           Patch(_EVENTS, "past = past.at[-1].set(hs[-1] >= 0)", "past = past.at[-1].set(hs[-1] > 0)")),
           (REFLECTION,), ("seed_example", "seed_event_on_boundary", "boundary_state_reflected",
                           "boundary_no_retrigger")),
     Fault("pressed_rate_at_the_pass_start", "reflection",
@@ -195,7 +197,8 @@ FAULTS: tuple[Fault, ...] = (
           "A bracket that ends on a sample exactly on an exit root is polished from its secant point, which is "
           "the exit itself: Newton's steps stay there, the root is rejected, and the entry before it is missed, "
           "so the point goes through the wall (SKC-ANO-005).",
-          (Patch(_EVENTS, "tau0 = jnp.where(exit_z & (j == z), 0.5 * (a + b), tau0)", "tau0 = tau0"),),
+          (Patch(_EVENTS, "tau0 = jnp.where(found & ((fa == 0) | exit_on[j + 1]), 0.5 * (a + b), tau0)",
+                 "tau0 = tau0"),),
           (ZERO_SAMPLE_TEST,), (ZERO_SAMPLE_TEST,)),
     Fault("events_polish_towards_the_wall", "reflection",
           "From a start on the wall, the last, traced Newton step aims at g = 0 instead of the start's own "

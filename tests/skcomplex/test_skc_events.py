@@ -420,6 +420,38 @@ def test_a_vertex_that_needs_more_turns_than_the_sweeps_stops_the_run_naming_a_w
     assert stopped.value.start <= 0.5 <= stopped.value.end
 
 
+@pytest.mark.parametrize("slope", [1.7, 3.0])
+@pytest.mark.parametrize("across", [0.3, 0.0, -0.2])
+def test_a_vertex_reached_on_a_step_end_is_a_vertex_too(slope, across):
+    """Aimed at the vertex of y = slope |x| so that it arrives at t = 0.5 s, a step's end (dt = 0.1 s): the second
+    arm's crossing then falls a rounding past the step, and was hit first thing in the next step, alone, turning the
+    point into the first arm unwatched, so it went through it. A wall within TIE of the event is hit with it: both
+    arms are hit at 0.5 s, and the point stays above both (to rounding) with its speed kept."""
+    trajectory = simulate(v_walls(slope), 0.1, 0.8, x=[-0.5 * across, 1.5], x_d1=[across, -3.0],
+                          x_d2=[0.0, 0.0]).trajectory_
+    x, v = trajectory.values("ball.x"), trajectory.values("ball.x_d1")
+    assert np.all(x[:, 1] >= slope * np.abs(x[:, 0]) - 1e-15)
+    assert [(round(e.time, 12), e.interactions) for e in trajectory.events] == [(0.5, ("left", "right"))]
+    np.testing.assert_allclose(np.hypot(*v[-1]), np.hypot(across, 3.0), rtol=1e-14)
+
+
+@pytest.mark.parametrize("slope, restitution", [(0.5, 0.5), (0.5, 0.0), (3.0, 1.0), (3.0, 0.5)])
+def test_a_vertex_of_two_walls_whose_regions_end_there_holds_the_point(slope, restitution):
+    """A corner built from two half-lines: the arms of y = slope |x|, each with a region (x <= 0, x >= 0) that ends at
+    the vertex. At the hit, rounding put x at -3.6e-18, outside the right arm's region, so that arm did not act and
+    the point went through it. A hit wall's region is read just past the hit too: both arms act, and the point stays
+    above both."""
+    left, right = v_walls(slope, restitution)
+    left = ReflectionInteraction("left", target="ball", guard=left.guard, direction=1, restitution=restitution,
+                                 region=lambda s: s.target.x[0] <= 0)
+    right = ReflectionInteraction("right", target="ball", guard=right.guard, direction=1, restitution=restitution,
+                                  region=lambda s: s.target.x[0] >= 0)
+    trajectory = simulate([left, right], 0.1, 0.3, x=[-0.035, 0.25], x_d1=[0.7, -5.0], x_d2=[0.0, 0.0]).trajectory_
+    x = trajectory.values("ball.x")
+    assert np.all(x[:, 1] >= slope * np.abs(x[:, 0]) - 1e-15)
+    assert trajectory.events[0].interactions == ("left", "right")
+
+
 def test_the_vertex_sweeps_are_the_same_batched_vmapped_and_differentiable():
     """A batch of drops into the V y = 3 |x|, one onto its vertex (three reflections in one instant) and two onto its
     arms: the batched step (which sweeps again only while a point of the batch is at a vertex) equals the vmapped
@@ -513,7 +545,8 @@ def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope():
     """``locate_crossing`` on paths sampled exactly on a root (span 1, samples every 1/8): an entry on the sample
     (f = tau - 1/8) is found there; a tangency on it (f = -(tau - 1/8)^2) is none; an exit on it (f = (tau - 1/16)
     (1/8 - tau), in at 1/16) gives the entry before it, whether the next sample is back on the point's side or, past a
-    second entry at 0.2, beyond the wall again."""
+    second entry at 0.2, beyond the wall again. Every zero sample is read, not only the first, and a sub-interval that
+    starts on a tangency is searched for the entry in it."""
     import jax
     import jax.numpy as jnp
 
@@ -534,6 +567,37 @@ def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope():
     # EXIT_RTOL of the span's rate, so it is a touch, and the entry at 0.5 is found
     found, tau = first(lambda t: (t - 0.125) * (t - 0.125 + 1e-20) * (t - 0.5))
     assert found and tau == pytest.approx(0.5, rel=1e-14)
+    # an entry exactly on a sample whose exit comes before the next sample (once taken for a touch)
+    found, tau = first(lambda t: (t - 0.25) * (0.3 - t))
+    assert (found, tau) == (True, 0.25)
+    # a tangency on a sample first, then an entry at 0.6 and its exit on a sample at 0.625 (once only the first zero
+    # sample was read, and the tangency's reading hid the exit's)
+    found, tau = first(lambda t: -((t - 0.125) ** 2) * (t - 0.6) * (t - 0.625))
+    assert found and tau == pytest.approx(0.6, rel=1e-14)
+    # a tangency on a sample, then an entry at 0.3 in the next sub-interval: polished from that sub-interval's middle
+    found, tau = first(lambda t: -((t - 0.25) ** 2) * (0.3 - t))
+    assert found and tau == pytest.approx(0.3, rel=1e-14)
+
+
+@pytest.mark.xfail(strict=True, reason=(
+    "SKC-ANO-006, found 2026-12-07: a sample exactly on zero with no rate there is taken for a touch from the "
+    "point's side, so an exit through a triple root, or a tangency from the wall's far side, on a sample hides the "
+    "entry before it"))
+@pytest.mark.parametrize("path, entry", [
+    (lambda t: (t - 0.2) * (0.25 - t) ** 3, 0.2),
+    (lambda t: (t - 0.05) * (t - 0.125) ** 2 * (0.2 - t), 0.05),
+], ids=["triple-exit", "far-side-tangency"])
+def test_a_zero_sample_with_no_rate_is_read_by_the_side_it_was_on(path, entry):
+    """``locate_crossing`` (span 1, samples every 1/8): the path enters at ``entry`` and reaches zero again exactly on
+    a sample from past the wall, with no rate there; the entry must be found."""
+    import jax
+    import jax.numpy as jnp
+
+    from skcomplex.engine.events import locate_crossing
+
+    with jax.enable_x64(True):
+        found, tau, _, _ = locate_crossing(path, jnp.asarray(1.0), direction=1, on_wall=jnp.asarray(False))
+    assert bool(found) and float(tau) == pytest.approx(entry, rel=1e-12)
 
 
 def test_the_step_reports_each_pressed_point_of_a_batch_by_its_wall():

@@ -164,6 +164,22 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             undirected = directions == 0
             holds = jnp.asarray([i.holds for i in crossings])
             into = jnp.where(undirected, jnp.sign(rate), directions)
+            # A holding wall that the point reaches within TIE of this event (in time: its guard within a rounding of
+            # zero, on either side, for its rate into the wall), whose crossing the search did not count because it
+            # falls a rounding past the end of the step, is hit in the same instant: a vertex reached on a step's
+            # end is a vertex too, and the rule below sees both walls (else the second wall, hit first thing in the
+            # next step, would turn the point into the first one unwatched).
+            reach = rate * into
+            near = holds & ~hits & any_found & (reach > 0) & (
+                jnp.abs(values[-1] * into) <= TIE * lax.stop_gradient(remaining) * reach)
+            hits = hits | near
+            impacts = jnp.where(near, reach, impacts)
+            # Where a hit wall acts is read at the hit and just past it (TIE of the rest of the step later, on the
+            # path without this pass's reflections): at a vertex of two walls whose regions end there, rounding can
+            # put the hit a hair outside one region, and that wall acts where the point would go on into it.
+            later = {label: advance_states(lax.stop_gradient(s), chains[label],
+                                           lax.stop_gradient(advance + TIE * remaining))
+                     for label, s in elements.items()}
         # The hit walls act in the system's order. A wall that holds the point acts only while the point still
         # moves into it (faster than the slide floor of its own impact), once another holding wall has acted in
         # this pass: at a vertex (two walls hit at once, at other than a right angle) the first reflection can
@@ -185,7 +201,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             for k, interaction in enumerate(crossings):
                 label = interaction.target
                 before = states[label]
-                acts = hits[k] & interaction.active(before)
+                acts = hits[k] & (interaction.active(before) | interaction.active(later[label]))
                 if interaction.holds:
                     acts = acts & ((first & ~turned) | moving_in(k, states))
                     turned = turned | acts

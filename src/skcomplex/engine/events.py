@@ -18,23 +18,28 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    ``direction=0`` the from side is the one it moves into.
 3. *Bracket.* The searched function is sampled at ``subdivisions + 1``
    equally spaced times; the first bracket is the first pair of samples with
-   ``h_(j-1) < 0 <= h_j``. A sample exactly on zero is read by the slope
-   there (at the first such sample reached from below): where the guard moves
-   in, it is an entry on the sample; where it moves out faster than
-   ``EXIT_RTOL`` of the span's typical rate, an exit, so the point was past the
-   wall just before and the entry lies inside the sub-interval that ends there
-   (its polish starts from the middle, not from the secant point, which is the
-   exit itself: SKC-ANO-005); otherwise, with the next sample back below zero,
-   a touch, which ends no bracket. The bracket's root, once polished, is a
-   crossing only where the guard moves into the wall (``f' > 0``): a tangency,
-   or a return found in the rounding just after a grazing departure, is none,
-   and the rest of the span is then not searched in this pass. Inside a
-   sub-interval that takes a polish ending exactly on a tangency. A polish
-   drawn to a tangency most often settles a hair before it, where the guard
-   still moves in: that is reported as a crossing, at an impact speed of
-   about ``1e-8`` of the guard's rate, and the next pass goes on from it. Of
-   20,000 random tangencies followed by an entry in the same sub-interval,
-   3,277 were reported so, the others at the entry, and none was missed.
+   ``h_(j-1) < 0 < h_j``. A sample exactly on zero is read by the guard's rate
+   there, into the wall: moving in faster than ``EXIT_RTOL`` of the span's
+   typical rate, it is an entry on the sample, and ends a bracket; moving out
+   as fast, an exit: the point was past the wall just before, so it ends a
+   bracket whose entry lies inside (SKC-ANO-005), and starts the next one;
+   otherwise a touch (a tangency, or one that rounding tilts a hair), which
+   starts a bracket but ends none. The span's last sample on zero ends a
+   bracket whatever its rate. A bracket that ends on an exit or starts on a
+   zero sample is polished from its middle, since its secant point would be
+   that sample itself. The bracket's root, once polished, is a crossing only
+   where the guard moves into the wall (``f' > 0``): a tangency, or a return
+   found in the rounding just after a grazing departure, is none, and the
+   rest of the span is then not searched in this pass. A tangency inside a
+   sub-interval that also holds an entry takes a polish ending exactly on the
+   tangency to be missed so; one drawn to it most often settles a hair before
+   it, where the guard still moves in, and is reported as a crossing at an
+   impact speed of about ``1e-8`` of the guard's rate, after which the next
+   pass goes on (random trials of tangencies followed by an entry in the same
+   sub-interval found every entry). Two shapes of a zero sample are still
+   misread, both with no rate there: an exit through a root of odd
+   multiplicity three or more, and a tangency from the wall's far side; the
+   entry before either is missed.
 4. *Polish.* Starting from the secant (regula falsi) point of the bracket,
    ``iterations`` safeguarded Newton steps shrink the bracket (a Newton step
    that would leave it is replaced by bisection). ``f'`` comes from
@@ -83,9 +88,9 @@ EVENT_TIME_RTOL = 1e-12
 #: is settled. The last, traced Newton step squares a correction: one below ``1e-8 tau`` is left below
 #: ``EVENT_TIME_RTOL`` of ``tau`` for a guard whose curvature ratio ``|f'' / 2 f'| tau`` is below ``1e4``.
 SETTLED_RTOL = 1e-8
-#: A sample exactly on zero where the guard moves out of the wall faster than this share of the span's typical
-#: rate ``max |h_j - h_(j-1)| / (span / subdivisions)`` is an exit (an entry lies just before it); a slower one,
-#: rounding around a tangency, is a touch.
+#: A sample exactly on zero where the guard moves into (out of) the wall faster than this share of the span's typical
+#: rate ``max |g_j - g_(j-1)| / (span / subdivisions)`` (over the guard's samples ``g_j``) is an entry (an exit, with an
+#: entry just before it); a slower one, a tangency or rounding around one, is a touch.
 EXIT_RTOL = 1e-8
 #: The most further iterations for a crossing still unsettled after ``iterations`` (its *settling*). Bisection
 #: alone takes a bracket of ``span / DEFAULT_SUBDIVISIONS`` to ``2**-48`` of it, below ``EVENT_TIME_RTOL``
@@ -140,7 +145,7 @@ def locate_crossing(
     search = path if search_path is None else search_path
     span_s = lax.stop_gradient(span)
     taus = span_s * jnp.linspace(0.0, 1.0, subdivisions + 1, dtype=span_s.dtype)
-    gs = jax.vmap(search)(taus)
+    gs, slopes = jax.vmap(lambda t: jax.jvp(search, (t,), (jnp.ones_like(t),)))(taus)
     g0, slope0 = jax.jvp(search, (taus[0],), (jnp.ones_like(taus[0]),))
     on_wall = jnp.asarray(on_wall) | (g0 == 0)
     if direction == 0:
@@ -164,33 +169,35 @@ def locate_crossing(
     deflated = jnp.where(taus > 0, (sign * gs - offset) / safe_taus, sign * slope0)
     hs = jnp.where(on_wall, deflated, sign * gs)
     sliding = on_wall & (jnp.abs(slope0) <= slide_floor)
-    # A sample exactly on zero, reached from below, is an entry (the guard moves into the wall there), a touch (a
-    # tangency) or an exit: the guard moves out of the wall there, so the point was past the wall just before, and
-    # an entry lies inside the sub-interval that ends at the sample. The searched function's slope there tells
-    # which (its sign is f''s: on the wall, h' = f' / tau where h = 0); it is read at the first such sample. An
-    # exit is one only where the guard leaves faster than EXIT_RTOL of the span's typical rate, so that a tangency
-    # whose rounding tilts it a hair never counts as one.
-    reached = (hs[1:] == 0) & (hs[:-1] < 0)
-    z = jnp.argmax(reached)
-    _, slope_z = jax.jvp(search, (taus[z + 1],), (jnp.ones_like(span_s),))
-    rate = jnp.max(jnp.abs(gs[1:] - gs[:-1])) * subdivisions / jnp.where(span_s > 0, span_s, 1.0)
-    exit_z = jnp.any(reached) & (sign * slope_z < -EXIT_RTOL * rate)
-    # a sample exactly on zero with the next one back below it is a touch, not an entry: no bracket ends there,
-    # so that a crossing later in the span is still found (the span's last sample has no next one), unless the
-    # sample is an exit, whose sub-interval holds the entry
-    touch = jnp.concatenate([(hs[1:-1] == 0) & (hs[2:] < 0), jnp.zeros((1,), dtype=bool)])
-    touch = touch & ~(exit_z & (jnp.arange(subdivisions) == z))
-    brackets = (hs[:-1] < 0) & (hs[1:] >= 0) & ~touch
+    # A sample exactly on zero is read by the guard's rate there, into the wall (its sign is h''s: on the wall,
+    # h' = f' / tau where h = 0): moving in faster than EXIT_RTOL of the span's typical rate, it is an entry on the
+    # sample; moving out as fast, an exit (the point was past the wall just before, so the sub-interval ending
+    # there holds an entry, and after it the point is back on the from side); otherwise a touch (a tangency, or
+    # one that rounding tilts a hair), which the point stays on the from side of.
+    typical = jnp.max(jnp.abs(gs[1:] - gs[:-1])) * subdivisions / jnp.where(span_s > 0, span_s, 1.0)
+    into_rate = sign * slopes
+    zero = hs == 0
+    entry_on = zero & (into_rate > EXIT_RTOL * typical)
+    exit_on = zero & (into_rate < -EXIT_RTOL * typical)
+    from_side = (hs < 0) | (zero & ~entry_on)  # a bracket's start: on the point's side, or leaving the wall there
+    past = (hs > 0) | entry_on | exit_on  # a bracket's end: past the wall, or an entry or an exit on the sample
+    # the span's last sample on zero ends a bracket whatever its rate: a tangency on the step's end is then polished
+    # and kept where rounding leaves the guard moving in (a touch with an impact speed of rounding's size, after
+    # which the next step starts on the wall as after any hit), rather than handed to the next step as a start on
+    # the wall with no normal speed, which would be taken for a slide
+    past = past.at[-1].set(hs[-1] >= 0)
+    brackets = from_side[:-1] & past[1:]
     found = jnp.any(brackets) & (span_s > 0) & ~sliding
     j = jnp.argmax(brackets)
     a, b = taus[j], taus[j + 1]
     fa, fb = hs[j], hs[j + 1]
     denominator = jnp.where(found, fb - fa, 1.0)
     tau0 = jnp.where(found, a + (b - a) * (-fa / denominator), span_s)
-    # the secant point of a bracket that ends on an exit is the exit itself (fb = 0), where Newton's steps would
-    # stay: the polish starts from the bracket's middle instead, and its steps keep to the entry's side (every
-    # later bound past the wall has f >= 0, so none is the exit again but by landing on it exactly)
-    tau0 = jnp.where(exit_z & (j == z), 0.5 * (a + b), tau0)
+    # The secant point of a bracket that ends on an exit is the exit itself, and of one that starts on a zero
+    # sample (a touch or an exit) the start itself; Newton's steps would stay there. Those brackets are polished
+    # from their middle: every later bound keeps to the entry's side (a bound past the wall has f >= 0, one before
+    # it f < 0, and a step beyond a bound is a bisection), so neither end is reached again but by landing on it.
+    tau0 = jnp.where(found & ((fa == 0) | exit_on[j + 1]), 0.5 * (a + b), tau0)
     tau0 = jnp.clip(tau0, a, b)
 
     def iterate(carry: tuple) -> tuple[tuple, jnp.ndarray]:

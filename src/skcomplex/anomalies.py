@@ -217,14 +217,12 @@ register(
             "sample after the exit back on the point's side, the zero was taken for a touch and no bracket was "
             "even tried. Either way the point went through the wall with no error, where the run used to stop. "
             "Found 2026-12-07 in a second review of that fix (a wavy floor crossed at 12 m/s with dt = 1 s), "
-            "and resolved the same day, before a release: every sample exactly on zero is read by the guard's "
-            "rate there, as an entry, an exit (leaving faster than EXIT_RTOL of the span's rate: it ends a "
+            "and resolved the same day, before a release: the first sample exactly on zero in a span is read by "
+            "the guard's rate there, as an entry, an exit (leaving faster than EXIT_RTOL of the span's rate: it ends a "
             "bracket whose entry lies inside) or a touch (it ends none), and a bracket that ends on an exit or "
             "starts on a zero sample is polished from its middle. A review of the fix found an entry on a sample "
-            "taken for a touch when the guard left before the next sample, and an exit missed behind an earlier "
-            "tangency on a sample (only the first zero sample was read then); both are fixed and tested. Bits of "
-            "runs with no sample exactly on zero are unchanged. Two zero-sample shapes with no rate there are "
-            "still misread: SKC-ANO-006."
+            "taken for a touch when the guard left before the next sample: fixed and tested. Bits of runs with no "
+            "sample exactly on zero are unchanged. Three zero-sample shapes are still misread: SKC-ANO-006."
         ),
     )
 )
@@ -233,23 +231,25 @@ register(
 register(
     Anomaly(
         id="SKC-ANO-006",
-        title="A zero sample with no rate there hides the entry before it",
+        title="A zero sample read as a touch hides the entry before it",
         affects=("skcomplex.engine.events.locate_crossing",),
         status="open",
         resolved_in=None,
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_a_zero_sample_with_no_rate_is_read_by_the_side_it_was_on",
+                  "test_a_zero_sample_is_read_by_the_side_it_was_on",
         summary=(
-            "locate_crossing reads a sample exactly on zero by the guard's rate there (SKC-ANO-005). Where that "
-            "rate is zero too, the sample is taken for a touch from the point's side, which ends no bracket. Two "
-            "shapes are not: an exit through a root of odd multiplicity three or more ((t - 0.2) (0.25 - t)^3, "
-            "the exit at 0.25 on a sample), and a tangency from the wall's far side ((t - 0.05) (t - 0.125)^2 "
-            "(0.2 - t), touching zero at 0.125 on a sample while past the wall). In both the point was past the "
-            "wall just before the sample, and the entry before it is missed: the point goes through the wall "
-            "with no error. Found 2026-12-07 in a review of SKC-ANO-005's fix, in random polynomials with roots "
-            "on sample times. Telling them from a touch needs more than the rate (the side the guard comes from: "
-            "a second derivative, or a sample just before), so they are pinned, not changed; both need a root "
-            "and a sample time to coincide exactly."
+            "locate_crossing reads the first sample exactly on zero in a span by the guard's rate there "
+            "(SKC-ANO-005); a later one is past the wall unless the next sample is back below zero, a touch. "
+            "Three shapes are misread, each taken for a touch from the point's side: an exit through a root of "
+            "odd multiplicity three or more ((t - 0.2) (0.25 - t)^3, the exit at 0.25 on a sample, with no rate "
+            "there), a tangency from the wall's far side ((t - 0.05) (t - 0.125)^2 (0.2 - t), touching zero at "
+            "0.125 on a sample while past the wall), and an exit on a sample after a tangency on an earlier one "
+            "(-(t - 0.125)^2 (t - 0.6) (t - 0.625)). In each the point was past the wall just before the sample, "
+            "and the entry before it is missed: the point goes through the wall with no error. Found 2026-12-07 in "
+            "a review of SKC-ANO-005's fix, in random polynomials with roots on sample times. The first two need "
+            "more than the rate (the side the guard comes from); the third, a rate at every zero sample, which "
+            "doubled the cost of the samples on every pass (measured on the box batch: reading one rate costs "
+            "less). So they are pinned, not changed; each needs roots and sample times to coincide exactly."
         ),
     )
 )

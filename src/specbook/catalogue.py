@@ -158,7 +158,8 @@ FAULTS: tuple[Fault, ...] = (
           "A sample exactly on zero never counts as past the wall (f_j > 0 where the half-open step needs an "
           "entry on a sample, and the span's last sample, to count at f_j = 0): a crossing exactly at the end of "
           "a step is not bracketed, and the next step, starting on the wall, no longer counts it.",
-          (Patch(_EVENTS, "past = (hs > 0) | entry_on | exit_on", "past = (hs > 0) | exit_on"),
+          (Patch(_EVENTS, "past = (hs > 0) | entry_on | exit_on | (later_zero & ~next_below)",
+                 "past = (hs > 0) | exit_on"),
            Patch(_EVENTS, "past = past.at[-1].set(hs[-1] >= 0)", "past = past.at[-1].set(hs[-1] > 0)")),
           (REFLECTION,), ("seed_example", "seed_event_on_boundary", "boundary_state_reflected",
                           "boundary_no_retrigger")),

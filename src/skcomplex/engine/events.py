@@ -18,17 +18,19 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    ``direction=0`` the from side is the one it moves into.
 3. *Bracket.* The searched function is sampled at ``subdivisions + 1``
    equally spaced times; the first bracket is the first pair of samples with
-   ``h_(j-1) < 0 < h_j``. A sample exactly on zero is read by the guard's rate
-   there, into the wall: moving in faster than ``EXIT_RTOL`` of the span's
-   typical rate, it is an entry on the sample, and ends a bracket; moving out
-   as fast, an exit: the point was past the wall just before, so it ends a
-   bracket whose entry lies inside (SKC-ANO-005), and starts the next one;
-   otherwise a touch (a tangency, or one that rounding tilts a hair), which
-   starts a bracket but ends none. The span's last sample on zero ends a
-   bracket whatever its rate. A bracket that ends on an exit or starts on a
-   zero sample is polished from its middle, since its secant point would be
-   that sample itself. The bracket's root, once polished, is a crossing only
-   where the guard moves into the wall (``f' > 0``): a tangency, or a return
+   ``h_(j-1) < 0 < h_j``. The first sample exactly on zero after the start
+   is read by the guard's rate there, into the wall: moving in faster than
+   ``EXIT_RTOL`` of the span's typical rate, it is an entry on the sample, and
+   ends a bracket; moving out as fast, an exit: the point was past the wall
+   just before, so it ends a bracket whose entry lies inside (SKC-ANO-005),
+   and starts the next one; otherwise a touch (a tangency, or one that
+   rounding tilts a hair), which starts a bracket but ends none. A later zero
+   sample ends a bracket unless the next sample is back below zero (a touch),
+   and so does the span's last sample on zero, whatever its rate. A bracket
+   that ends on an exit or starts on a zero sample is polished from its
+   middle, since its secant point would be that sample itself. The
+   bracket's root, once polished, is a crossing only where the guard moves
+   into the wall (``f' > 0``): a tangency, or a return
    found in the rounding just after a grazing departure, is none, and the
    rest of the span is then not searched in this pass. A tangency inside a
    sub-interval that also holds an entry takes a polish ending exactly on the
@@ -36,10 +38,11 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    it, where the guard still moves in, and is reported as a crossing at an
    impact speed of about ``1e-8`` of the guard's rate, after which the next
    pass goes on (random trials of tangencies followed by an entry in the same
-   sub-interval found every entry). Two shapes of a zero sample are still
-   misread, both with no rate there: an exit through a root of odd
-   multiplicity three or more, and a tangency from the wall's far side; the
-   entry before either is missed.
+   sub-interval found every entry). Three shapes of a zero sample are still
+   misread: an exit through a root of odd multiplicity three or more, a
+   tangency from the wall's far side (both with no rate there), and an exit on
+   a later zero sample than the first; the entry before each is missed
+   (SKC-ANO-006).
 4. *Polish.* Starting from the secant (regula falsi) point of the bracket,
    ``iterations`` safeguarded Newton steps shrink the bracket (a Newton step
    that would leave it is replaced by bisection). ``f'`` comes from
@@ -145,7 +148,7 @@ def locate_crossing(
     search = path if search_path is None else search_path
     span_s = lax.stop_gradient(span)
     taus = span_s * jnp.linspace(0.0, 1.0, subdivisions + 1, dtype=span_s.dtype)
-    gs, slopes = jax.vmap(lambda t: jax.jvp(search, (t,), (jnp.ones_like(t),)))(taus)
+    gs = jax.vmap(search)(taus)
     g0, slope0 = jax.jvp(search, (taus[0],), (jnp.ones_like(taus[0]),))
     on_wall = jnp.asarray(on_wall) | (g0 == 0)
     if direction == 0:
@@ -170,17 +173,25 @@ def locate_crossing(
     hs = jnp.where(on_wall, deflated, sign * gs)
     sliding = on_wall & (jnp.abs(slope0) <= slide_floor)
     # A sample exactly on zero is read by the guard's rate there, into the wall (its sign is h''s: on the wall,
-    # h' = f' / tau where h = 0): moving in faster than EXIT_RTOL of the span's typical rate, it is an entry on the
-    # sample; moving out as fast, an exit (the point was past the wall just before, so the sub-interval ending
-    # there holds an entry, and after it the point is back on the from side); otherwise a touch (a tangency, or
-    # one that rounding tilts a hair), which the point stays on the from side of.
-    typical = jnp.max(jnp.abs(gs[1:] - gs[:-1])) * subdivisions / jnp.where(span_s > 0, span_s, 1.0)
-    into_rate = sign * slopes
+    # h' = f' / tau where h = 0), at the first such sample after the start: moving in faster than EXIT_RTOL of the
+    # span's typical rate, it is an entry on the sample; moving out as fast, an exit (the point was past the wall
+    # just before, so the sub-interval ending there holds an entry, and after it the point is back on the from
+    # side); otherwise a touch (a tangency, or one that rounding tilts a hair), which the point stays on the from
+    # side of. A later zero sample is read as before: past the wall, unless the next sample is back below zero (a
+    # touch). One rate is read, not one per sample: a jvp at every sample would double the samples' cost, on every
+    # pass of every point, for roots that fall on sample times again and again.
+    index = jnp.arange(subdivisions + 1)
     zero = hs == 0
-    entry_on = zero & (into_rate > EXIT_RTOL * typical)
-    exit_on = zero & (into_rate < -EXIT_RTOL * typical)
-    from_side = (hs < 0) | (zero & ~entry_on)  # a bracket's start: on the point's side, or leaving the wall there
-    past = (hs > 0) | entry_on | exit_on  # a bracket's end: past the wall, or an entry or an exit on the sample
+    z = jnp.argmax(zero & (index > 0))  # 0 where no sample after the start is on zero
+    _, rate_z = jax.jvp(search, (taus[z],), (jnp.ones_like(span_s),))
+    typical = jnp.max(jnp.abs(gs[1:] - gs[:-1])) * subdivisions / jnp.where(span_s > 0, span_s, 1.0)
+    read = (index == z) & (z > 0) & zero
+    entry_on = read & (sign * rate_z > EXIT_RTOL * typical)
+    exit_on = read & (sign * rate_z < -EXIT_RTOL * typical)
+    later_zero = zero & ~read & (index > 0)
+    next_below = jnp.concatenate([hs[1:] < 0, jnp.zeros((1,), dtype=bool)])
+    from_side = (hs < 0) | (read & ~entry_on)  # a bracket's start: on the point's side, or leaving the wall there
+    past = (hs > 0) | entry_on | exit_on | (later_zero & ~next_below)  # a bracket's end: past the wall, or on it
     # the span's last sample on zero ends a bracket whatever its rate: a tangency on the step's end is then polished
     # and kept where rounding leaves the guard moving in (a touch with an impact speed of rounding's size, after
     # which the next step starts on the wall as after any hit), rather than handed to the next step as a start on

@@ -247,9 +247,9 @@ register(
             "(-(t - 0.125)^2 (t - 0.6) (t - 0.625)). In each the point was past the wall just before the sample, "
             "and the entry before it is missed: the point goes through the wall with no error. Found 2026-12-07 in "
             "a review of SKC-ANO-005's fix, in random polynomials with roots on sample times. The first two need "
-            "more than the rate (the side the guard comes from); the third, a rate at every zero sample, which "
-            "doubled the cost of the samples on every pass (measured on the box batch: reading one rate costs "
-            "less). So they are pinned, not changed; each needs roots and sample times to coincide exactly."
+            "more than the rate (the side the guard comes from); the third, a rate at every zero sample, that is a "
+            "jvp at every sample of every pass, for roots that fall on sample times again and again. So they are "
+            "pinned, not changed; each needs roots and sample times to coincide exactly."
         ),
     )
 )

@@ -190,7 +190,7 @@ register(
             "to VERTEX_SWEEPS more sweeps in the same instant; one that needs more stops the run naming a wall. "
             "The answer depends on the order of the walls: a symmetric one would need an impact law acting on "
             "both walls at once. A review of the fix found two vertices the rule did not see, both letting the "
-            "point through with no error before and after it: one reached exactly on a step's end, whose second "
+            "point through with no error, before the fix and after its first version: one reached exactly on a step's end, whose second "
             "wall's crossing fell a rounding past the step (a wall the point reaches within TIE of the event is "
             "now hit with it), and one of two walls whose regions end at the vertex, where rounding put the hit "
             "a hair outside one region (a hit wall's region is now read just past the hit too)."
@@ -218,7 +218,7 @@ register(
             "even tried. Either way the point went through the wall with no error, where the run used to stop. "
             "Found 2026-12-07 in a second review of that fix (a wavy floor crossed at 12 m/s with dt = 1 s), "
             "and resolved the same day, before a release: the first sample exactly on zero in a span is read by "
-            "the guard's rate there, as an entry, an exit (leaving faster than EXIT_RTOL of the span's rate: it ends a "
+            "the guard's rate there, as an entry, an exit (leaving faster than EXIT_RTOL of the span's typical rate: it ends a "
             "bracket whose entry lies inside) or a touch (it ends none), and a bracket that ends on an exit or "
             "starts on a zero sample is polished from its middle. A review of the fix found an entry on a sample "
             "taken for a touch when the guard left before the next sample: fixed and tested. Bits of runs with no "
@@ -236,19 +236,22 @@ register(
         status="open",
         resolved_in=None,
         pinned_by="tests/skcomplex/test_skc_events.py::"
-                  "test_a_zero_sample_is_read_by_the_side_it_was_on",
+                  "test_a_zero_sample_after_the_first_or_with_no_rate_does_not_hide_the_entry_before_it",
         summary=(
             "locate_crossing reads the first sample exactly on zero in a span by the guard's rate there "
             "(SKC-ANO-005); a later one is past the wall unless the next sample is back below zero, a touch. "
-            "Three shapes are misread, each taken for a touch from the point's side: an exit through a root of "
+            "Three shapes are misread: an exit through a root of "
             "odd multiplicity three or more ((t - 0.2) (0.25 - t)^3, the exit at 0.25 on a sample, with no rate "
             "there), a tangency from the wall's far side ((t - 0.05) (t - 0.125)^2 (0.2 - t), touching zero at "
             "0.125 on a sample while past the wall), and an exit on a sample after a tangency on an earlier one "
-            "(-(t - 0.125)^2 (t - 0.6) (t - 0.625)). In each the point was past the wall just before the sample, "
+            "(-(t - 0.125)^2 (t - 0.6) (t - 0.625)). The first two are taken for a touch from the point's side; the "
+            "third too, or, where the sample after it is past the wall again, for an entry on the sample, whose "
+            "polish is then rejected. In each the point was past the wall just before the sample, "
             "and the entry before it is missed: the point goes through the wall with no error. Found 2026-12-07 in "
             "a review of SKC-ANO-005's fix, in random polynomials with roots on sample times. The first two need "
             "more than the rate (the side the guard comes from); the third, a rate at every zero sample, that is a "
-            "jvp at every sample of every pass, for roots that fall on sample times again and again. So they are "
+            "derivative at every sample of every pass of every point, for a case that needs roots on two sample "
+            "times in one span. So they are "
             "pinned, not changed; each needs roots and sample times to coincide exactly."
         ),
     )

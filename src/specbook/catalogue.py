@@ -22,6 +22,7 @@ BALL = "book/maddening/ball.md"
 BALL_EVIDENCE = "book/maddening/ball-evidence.md"
 REFLECTION = "book/skcomplex/reflection.md"
 REFLECTION_EVIDENCE = "book/skcomplex/reflection-verification.md"
+REFLECTION_VERTEX = "book/skcomplex/reflection-vertex.md"
 NOTE = "book/notes/contact-mode-stability.md"
 NOTE_MODES = "book/notes/coupled-modes.md"
 NOTE_PENALTY = "book/notes/penalty-checks.md"
@@ -36,7 +37,7 @@ TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
 VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
 LOCATE_TESTS = "tests/skcomplex/test_skc_locate.py"
-ZERO_SAMPLE_TEST = "tests/skcomplex/test_skc_events.py::test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope"
+ZERO_SAMPLE_TEST = "tests/skcomplex/test_skc_events.py::test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_rate"
 MUJOCO = "book/mime/mujoco.md"
 ANOMALIES = "book/maddening/anomalies.md"
 CONTACT_SUPPORT = "book/mime/contact-support.md"
@@ -155,9 +156,9 @@ FAULTS: tuple[Fault, ...] = (
           (Patch(_EVENTS, "polished = tau - correction", "polished = tau - lax.stop_gradient(correction)"),),
           (REFLECTION_EVIDENCE,), ("grad_drop_height", "grad_drop_speed")),
     Fault("events_step_end_left_to_next_step", "reflection",
-          "A sample exactly on zero never counts as past the wall (f_j > 0 where the half-open step needs an "
-          "entry on a sample, and the span's last sample, to count at f_j = 0): a crossing exactly at the end of "
-          "a step is not bracketed, and the next step, starting on the wall, no longer counts it.",
+          "No sample exactly on zero but an exit counts as past the wall: neither an entry on a sample nor the "
+          "span's last sample on zero ends a bracket. A crossing exactly at the end of a step is then not "
+          "bracketed, and the next step, starting on the wall, no longer counts it.",
           (Patch(_EVENTS, "past = (hs > 0) | entry_on | exit_on | (later_zero & ~next_below)",
                  "past = (hs > 0) | exit_on"),
            Patch(_EVENTS, "past = past.at[-1].set(hs[-1] >= 0)", "past = past.at[-1].set(hs[-1] > 0)")),
@@ -185,19 +186,20 @@ FAULTS: tuple[Fault, ...] = (
           "At a vertex every hit wall reflects the point in the first sweep, even one the first reflection already "
           "sent it away from (SKC-ANO-004): the later sweeps turn it back out, but with restitution below 1 its "
           "speed away from that wall is scaled by e squared, not kept.",
-          (Patch(_STEPPER, "acts = acts & ((first & ~turned) | moving_in(k, states))",
+          (Patch(_STEPPER, "acts = acts & ((first & ~held) | moving_in(k, states))",
                  "acts = acts & (first | moving_in(k, states))"),),
-          (REFLECTION,), ("vertex_wide_leaves_off_the_first_arm",)),
+          (REFLECTION_VERTEX,), ("vertex_wide_leaves_off_the_first_arm",)),
     Fault("vertex_sweeps_dropped", "reflection",
           "No sweep after the first at a vertex (VERTEX_SWEEPS = 0, as if one reflection per wall were always "
           "enough): in a narrow vertex the second wall's reflection leaves the point moving into the first, and "
           "the run stops where it should bounce out.",
           (Patch(_STEPPER, "VERTEX_SWEEPS = 2", "VERTEX_SWEEPS = 0"),),
-          (REFLECTION,), ("vertex_narrow_leaves_both_arms", "vertex_paths_stay_above_both_arms")),
+          (REFLECTION_VERTEX,), ("vertex_narrow_leaves_both_arms", "vertex_paths_stay_above_both_arms")),
     Fault("exit_sample_polished_from_its_secant_point", "reflection",
-          "A bracket that ends on a sample exactly on an exit root is polished from its secant point, which is "
-          "the exit itself: Newton's steps stay there, the root is rejected, and the entry before it is missed, "
-          "so the point goes through the wall (SKC-ANO-005).",
+          "A bracket that ends on a sample exactly on an exit root, or starts on a zero sample (a touch or an "
+          "exit), is polished from its secant point, which is that sample itself: Newton's steps stay there, the "
+          "root is rejected, and the entry in the bracket is missed, so the point goes through the wall "
+          "(SKC-ANO-005).",
           (Patch(_EVENTS, "tau0 = jnp.where(found & ((fa == 0) | exit_on[j + 1]), 0.5 * (a + b), tau0)",
                  "tau0 = tau0"),),
           (ZERO_SAMPLE_TEST,), (ZERO_SAMPLE_TEST,)),

@@ -389,8 +389,8 @@ def test_an_elastic_drop_onto_the_vertex_of_a_v_leaves_off_the_first_wall_and_st
 
 
 def test_an_inelastic_drop_onto_a_wide_vertex_is_reflected_once():
-    """Onto the vertex of y = |x| / 4 with restitution 0.5, the left arm's reflection alone gives (1.5 s, -1 + 1.5) /
-    (1 + s^2) with s = 1/4, that is (6/17, 7/17) m/s, moving away from the right arm: that arm does not act. (Reflected
+    """Onto the vertex of y = |x| / 4 with restitution 0.5, the left arm's reflection alone gives (1.5 s / (1 + s^2),
+    -1 + 1.5 / (1 + s^2)) with s = 1/4, that is (6/17, 7/17) m/s, moving away from the right arm: that arm does not act. (Reflected
     there as well and then back, the speed away from it would be scaled by 0.25, not kept.)"""
     trajectory = simulate(v_walls(0.25, 0.5), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0]).trajectory_
     np.testing.assert_allclose(trajectory.values("ball.x_d1")[-1], [6.0 / 17.0, 7.0 / 17.0], rtol=1e-14)
@@ -400,7 +400,7 @@ def test_an_inelastic_drop_onto_a_wide_vertex_is_reflected_once():
 def test_a_drop_into_a_narrow_v_is_turned_until_it_leaves_both_walls(restitution):
     """Into the V y = 3 |x| (an opening of 37 degrees) the first reflection turns the point into the other arm, and
     that one's back into the first: the walls act again, in the same instant, until the point moves away from both
-    (three reflections here). It leaves upwards at -0.07584 m/s across and 0.99712 up (restitution 1: the speed is
+    (elastic, five reflections here: left three times, right twice, in three sweeps). It leaves upwards at -0.07584 m/s across and 0.99712 up (restitution 1: the speed is
     kept), and stays above both walls."""
     trajectory = simulate(v_walls(3.0, restitution), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0],
                           x_d2=[0.0, 0.0]).trajectory_
@@ -413,8 +413,8 @@ def test_a_drop_into_a_narrow_v_is_turned_until_it_leaves_both_walls(restitution
 
 def test_a_vertex_that_needs_more_turns_than_the_sweeps_stops_the_run_naming_a_wall():
     """Into the V y = 5 |x| (23 degrees) the point would need more reflections in one instant than the step takes
-    (1 + VERTEX_SWEEPS per wall): it is left moving into a wall, and the run stops in the step of the drop, naming
-    it, rather than let it through."""
+    (1 + VERTEX_SWEEPS per wall): it is left moving into a wall, and the run stops in a step that reaches the drop's
+    time, naming the wall, rather than let it through."""
     with pytest.raises(RestingContactError, match="wall '(left|right)'") as stopped:
         simulate(v_walls(5.0), 0.1, 1.0, x=[0.0, 0.5], x_d1=[0.0, -1.0], x_d2=[0.0, 0.0])
     assert stopped.value.start <= 0.5 <= stopped.value.end
@@ -439,8 +439,8 @@ def test_a_vertex_reached_on_a_step_end_is_a_vertex_too(slope, across):
 def test_a_vertex_of_two_walls_whose_regions_end_there_holds_the_point(slope, restitution):
     """A corner built from two half-lines: the arms of y = slope |x|, each with a region (x <= 0, x >= 0) that ends at
     the vertex. At the hit, rounding put x at -3.6e-18, outside the right arm's region, so that arm did not act and
-    the point went through it. A hit wall's region is read just past the hit too: both arms act, and the point stays
-    above both."""
+    the point went through it. A hit wall's region is read just past the hit too: both arms act at the first event,
+    and the point stays above both."""
     left, right = v_walls(slope, restitution)
     left = ReflectionInteraction("left", target="ball", guard=left.guard, direction=1, restitution=restitution,
                                  region=lambda s: s.target.x[0] <= 0)
@@ -449,13 +449,13 @@ def test_a_vertex_of_two_walls_whose_regions_end_there_holds_the_point(slope, re
     trajectory = simulate([left, right], 0.1, 0.3, x=[-0.035, 0.25], x_d1=[0.7, -5.0], x_d2=[0.0, 0.0]).trajectory_
     x = trajectory.values("ball.x")
     assert np.all(x[:, 1] >= slope * np.abs(x[:, 0]) - 1e-15)
-    assert trajectory.events[0].interactions == ("left", "right")
+    assert trajectory.events[0].interactions == ("left", "right") and trajectory.events[0].acted == ("left", "right")
 
 
 def test_the_vertex_sweeps_are_the_same_batched_vmapped_and_differentiable():
-    """A batch of drops into the V y = 3 |x|, one onto its vertex (three reflections in one instant) and two onto its
+    """A batch of drops into the V y = 3 |x|, one onto its vertex (five reflections, in three sweeps, in one instant) and two onto its
     arms: the batched step (which sweeps again only while a point of the batch is at a vertex) equals the vmapped
-    per-point step bit for bit, and the differentiable step (a fixed number of sweeps) gives the same states."""
+    per-point step bit for bit, and the differentiable step (a fixed number of sweeps) gives the same states to 1e-14."""
     import jax
 
     from skcomplex import ContinuousSpace, PointElement, Simulation, System
@@ -541,7 +541,7 @@ def test_an_exit_root_on_a_sample_time_does_not_hide_the_entry_before_it(floor, 
     np.testing.assert_allclose(trajectory.event_times()[0], 1.0 / 24.0, rtol=1e-12)
 
 
-def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope():
+def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_rate():
     """``locate_crossing`` on paths sampled exactly on a root (span 1, samples every 1/8): an entry on the sample
     (f = tau - 1/8) is found there; a tangency on it (f = -(tau - 1/8)^2) is none; an exit on it (f = (tau - 1/16)
     (1/8 - tau), in at 1/16) gives the entry before it, whether the next sample is back on the point's side or, past a
@@ -584,7 +584,7 @@ def test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_slope():
     (lambda t: (t - 0.05) * (t - 0.125) ** 2 * (0.2 - t), 0.05),
     (lambda t: -((t - 0.125) ** 2) * (t - 0.6) * (t - 0.625), 0.6),
 ], ids=["triple-exit", "far-side-tangency", "exit-after-a-tangency"])
-def test_a_zero_sample_is_read_by_the_side_it_was_on(path, entry):
+def test_a_zero_sample_after_the_first_or_with_no_rate_does_not_hide_the_entry_before_it(path, entry):
     """``locate_crossing`` (span 1, samples every 1/8): the path enters at ``entry`` and reaches zero again exactly on
     a sample from past the wall, with no rate there, or after an earlier tangency on a sample; the entry must be
     found."""

@@ -24,8 +24,8 @@ SLIDE = 1e-10  # on a wall, a departure speed at or below SLIDE * the impact spe
 # point sliding there whose speed into the wall grows past it is pressed into the wall (RestingContactError)
 
 #: Sweeps over the holding walls hit in the same instant (a vertex) after the first, each wall acting again where the
-#: point moves into it again: a vertex whose walls would turn the point more than ``1 + VERTEX_SWEEPS`` times each
-#: leaves it moving into one, and the run stops there (``RestingContactError``).
+#: point moves into it again: a vertex whose walls would turn the point more than ``1 + VERTEX_SWEEPS`` times on any
+#: one wall leaves it moving into one, and the run stops there (``RestingContactError``).
 VERTEX_SWEEPS = 2
 
 
@@ -164,11 +164,11 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             undirected = directions == 0
             holds = jnp.asarray([i.holds for i in crossings])
             into = jnp.where(undirected, jnp.sign(rate), directions)
-            # A holding wall that the point reaches within TIE of this event (in time: its guard within a rounding of
-            # zero, on either side, for its rate into the wall), whose crossing the search did not count because it
-            # falls a rounding past the end of the step, is hit in the same instant: a vertex reached on a step's
-            # end is a vertex too, and the rule below sees both walls (else the second wall, hit first thing in the
-            # next step, would turn the point into the first one unwatched).
+            # A holding wall not hit whose guard is within TIE * (rest of the step) * (its rate into the wall) of
+            # zero, on either side (the point reaches it within TIE of this event), is hit in the same instant. At a
+            # vertex reached on a step's end the second wall's crossing can fall a rounding past the step, and it
+            # would otherwise be hit alone first thing in the next step, turning the point into the first wall
+            # unwatched.
             reach = rate * into
             near = holds & ~hits & any_found & (reach > 0) & (
                 jnp.abs(values[-1] * into) <= TIE * lax.stop_gradient(remaining) * reach)
@@ -186,8 +186,8 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
         # already send the point away from the second wall, and reflecting it there as well would turn it into
         # that wall (SKC-ANO-004). Then up to VERTEX_SWEEPS more sweeps over the holding walls hit, each acting
         # where the point moves into it again, as it can in a narrow vertex; one still moved into after them
-        # stops the run at the next pass (turned). The first holding wall to act acts unconditionally, as it did,
-        # so that a single hit keeps every bit.
+        # stops the run at the next pass (the pressed check's `turned`). The first holding wall to act does so
+        # regardless of its rate, so that a single hit keeps every bit.
         def moving_in(k: int, states: dict) -> Any:
             interaction, label = crossings[k], crossings[k].target
             frozen = lax.stop_gradient(states[label])
@@ -195,7 +195,7 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
                                 (jnp.zeros_like(advance),), (jnp.ones_like(advance),))
             return rate_k * into[k] > SLIDE * lax.stop_gradient(impacts[k])
 
-        def sweep(states: dict, acted: tuple, turned: Any, first: Any) -> tuple[dict, tuple, Any, Any]:
+        def sweep(states: dict, acted: tuple, held: Any, first: Any) -> tuple[dict, tuple, Any, Any]:
             # one sweep over the hit walls: (states, acted so far, whether a holding wall acted yet, any act in it)
             states, acted, any_acts = dict(states), list(acted), jnp.asarray(False)
             for k, interaction in enumerate(crossings):
@@ -203,15 +203,15 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
                 before = states[label]
                 acts = hits[k] & (interaction.active(before) | interaction.active(later[label]))
                 if interaction.holds:
-                    acts = acts & ((first & ~turned) | moving_in(k, states))
-                    turned = turned | acts
+                    acts = acts & ((first & ~held) | moving_in(k, states))
+                    held = held | acts
                 else:  # an event marker acts once, in the first sweep
                     acts = acts & first
                 after = interaction.act(before, params.get(interaction.label, {}))
                 states[label] = {n: jnp.where(acts, after[n], before[n]) for n in before}
                 acted[k] = acted[k] | acts
                 any_acts = any_acts | acts
-            return states, tuple(acted), turned, any_acts
+            return states, tuple(acted), held, any_acts
 
         acted = (jnp.asarray(False),) * len(crossings)
         holding = jnp.asarray([i.holds for i in crossings], dtype=bool)
@@ -222,9 +222,9 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             vertex = jnp.sum(hits & holding) > 1
 
             def again(c: tuple) -> tuple:
-                states, acted, turned, s, _ = c
-                states, acted, turned, any_acts = sweep(states, acted, turned, s == 0)
-                return states, acted, turned, s + 1, vertex & any_acts
+                states, acted, held, s, _ = c
+                states, acted, held, any_acts = sweep(states, acted, held, s == 0)
+                return states, acted, held, s + 1, vertex & any_acts
 
             def more(c: tuple) -> Any:
                 return (c[3] == 0) | (c[4] & (c[3] < 1 + VERTEX_SWEEPS))

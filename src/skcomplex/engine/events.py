@@ -17,8 +17,10 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    sub-interval, is found; one moving away for good never triggers again. With
    ``direction=0`` the from side is the one it moves into.
 3. *Bracket.* The searched function is sampled at ``subdivisions + 1``
-   equally spaced times; the first bracket is the first pair of samples with
-   ``h_(j-1) < 0 < h_j``. The first sample exactly on zero after the start
+   equally spaced times. A bracket is a pair of neighbouring samples from one
+   on the point's side to one past the wall (``h_(j-1) < 0 < h_j``, or a zero
+   sample read as below); the first is polished. The first sample exactly on
+   zero after the start
    is read by the guard's rate there, into the wall: moving in faster than
    ``EXIT_RTOL`` of the span's typical rate, it is an entry on the sample, and
    ends a bracket; moving out as fast, an exit: the point was past the wall
@@ -26,24 +28,26 @@ The search is pure JAX (jit, vmap, grad). Along the path ``tau -> g(tau)`` on
    and starts the next one; otherwise a touch (a tangency, or one that
    rounding tilts a hair), which starts a bracket but ends none. A later zero
    sample ends a bracket unless the next sample is back below zero (a touch),
-   and so does the span's last sample on zero, whatever its rate. A bracket
+   and so does the span's final sample (``tau = span``) when it is exactly on
+   zero, whatever its rate. A bracket
    that ends on an exit or starts on a zero sample is polished from its
    middle, since its secant point would be that sample itself. The
    bracket's root, once polished, is a crossing only where the guard moves
    into the wall (``f' > 0``): a tangency, or a return
    found in the rounding just after a grazing departure, is none, and the
    rest of the span is then not searched in this pass. A tangency inside a
-   sub-interval that also holds an entry takes a polish ending exactly on the
-   tangency to be missed so; one drawn to it most often settles a hair before
-   it, where the guard still moves in, and is reported as a crossing at an
-   impact speed of about ``1e-8`` of the guard's rate, after which the next
-   pass goes on (random trials of tangencies followed by an entry in the same
-   sub-interval found every entry). Three shapes of a zero sample are still
+   sub-interval that also holds an entry hides that entry only if the polish
+   ends exactly on the tangency. More often the polish settles a hair before
+   it, where the guard still moves in, and reports a crossing there at an
+   impact speed of about ``1e-8`` of the guard's rate; the next pass then
+   finds the entry (random trials of a tangency followed by an entry in the
+   same sub-interval found every entry). Three shapes of a zero sample are still
    misread: an exit through a root of odd multiplicity three or more, a
    tangency from the wall's far side (both with no rate there), and an exit on
    a later zero sample than the first; the entry before each is missed
    (SKC-ANO-006).
-4. *Polish.* Starting from the secant (regula falsi) point of the bracket,
+4. *Polish.* Starting from the secant (regula falsi) point of the bracket
+   (or from its middle, item 3),
    ``iterations`` safeguarded Newton steps shrink the bracket (a Newton step
    that would leave it is replaced by bisection). ``f'`` comes from
    ``jax.jvp`` of the path. A smooth simple root converges quadratically, most
@@ -91,7 +95,8 @@ EVENT_TIME_RTOL = 1e-12
 #: is settled. The last, traced Newton step squares a correction: one below ``1e-8 tau`` is left below
 #: ``EVENT_TIME_RTOL`` of ``tau`` for a guard whose curvature ratio ``|f'' / 2 f'| tau`` is below ``1e4``.
 SETTLED_RTOL = 1e-8
-#: A sample exactly on zero where the guard moves into (out of) the wall faster than this share of the span's typical
+#: The first sample exactly on zero after a span's start, where the guard moves into (out of) the wall faster than this
+#: share of the span's typical
 #: rate ``max |g_j - g_(j-1)| / (span / subdivisions)`` (over the guard's samples ``g_j``) is an entry (an exit, with an
 #: entry just before it); a slower one, a tangency or rounding around one, is a touch.
 EXIT_RTOL = 1e-8
@@ -172,14 +177,14 @@ def locate_crossing(
     deflated = jnp.where(taus > 0, (sign * gs - offset) / safe_taus, sign * slope0)
     hs = jnp.where(on_wall, deflated, sign * gs)
     sliding = on_wall & (jnp.abs(slope0) <= slide_floor)
-    # A sample exactly on zero is read by the guard's rate there, into the wall (its sign is h''s: on the wall,
-    # h' = f' / tau where h = 0), at the first such sample after the start: moving in faster than EXIT_RTOL of the
-    # span's typical rate, it is an entry on the sample; moving out as fast, an exit (the point was past the wall
-    # just before, so the sub-interval ending there holds an entry, and after it the point is back on the from
-    # side); otherwise a touch (a tangency, or one that rounding tilts a hair), which the point stays on the from
-    # side of. A later zero sample is read as before: past the wall, unless the next sample is back below zero (a
-    # touch). One rate is read, not one per sample: a jvp at every sample would double the samples' cost, on every
-    # pass of every point, for roots that fall on sample times again and again.
+    # The first sample exactly on zero after the start is read by the guard's rate there, into the wall (it has the
+    # sign of h': on the wall, h' = f' / tau where h = 0): moving in faster than EXIT_RTOL of the span's typical
+    # rate, it is an entry on the sample; moving out as fast, an exit (the point was past the wall just before, so
+    # the sub-interval ending there holds an entry, and after it the point is back on the from side); otherwise a
+    # touch (a tangency, or one that rounding tilts a hair), which the point stays on the from side of. A later zero
+    # sample counts as past the wall unless the next sample is back below zero (a touch). One rate is read, not one
+    # per sample: a rate at every sample would add a derivative to every sample of every pass of every point, for a
+    # case that needs roots on two sample times in one span.
     index = jnp.arange(subdivisions + 1)
     zero = hs == 0
     z = jnp.argmax(zero & (index > 0))  # 0 where no sample after the start is on zero
@@ -190,7 +195,7 @@ def locate_crossing(
     exit_on = read & (sign * rate_z < -EXIT_RTOL * typical)
     later_zero = zero & ~read & (index > 0)
     next_below = jnp.concatenate([hs[1:] < 0, jnp.zeros((1,), dtype=bool)])
-    from_side = (hs < 0) | (read & ~entry_on)  # a bracket's start: on the point's side, or leaving the wall there
+    from_side = (hs < 0) | (read & ~entry_on)  # a bracket's start: on the point's side, or on the wall not entering
     past = (hs > 0) | entry_on | exit_on | (later_zero & ~next_below)  # a bracket's end: past the wall, or on it
     # the span's last sample on zero ends a bracket whatever its rate: a tangency on the step's end is then polished
     # and kept where rounding leaves the guard moving in (a touch with an impact speed of rounding's size, after
@@ -206,8 +211,8 @@ def locate_crossing(
     tau0 = jnp.where(found, a + (b - a) * (-fa / denominator), span_s)
     # The secant point of a bracket that ends on an exit is the exit itself, and of one that starts on a zero
     # sample (a touch or an exit) the start itself; Newton's steps would stay there. Those brackets are polished
-    # from their middle: every later bound keeps to the entry's side (a bound past the wall has f >= 0, one before
-    # it f < 0, and a step beyond a bound is a bisection), so neither end is reached again but by landing on it.
+    # from their middle: each iterate moves lo (f < 0) or hi (f >= 0) inward, and a Newton step outside [lo, hi]
+    # becomes a bisection, so the polish returns to the zero sample only by landing on it exactly.
     tau0 = jnp.where(found & ((fa == 0) | exit_on[j + 1]), 0.5 * (a + b), tau0)
     tau0 = jnp.clip(tau0, a, b)
 

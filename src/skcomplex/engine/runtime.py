@@ -45,7 +45,8 @@ class Simulation:
     Within a step, the engine follows each element's exact polynomial path,
     locates the earliest crossing of any ``CrossingInteraction`` (see
     :mod:`skcomplex.engine.events`), advances every element to it, applies the
-    interaction (all interactions crossing at the same instant, for a corner),
+    interaction (interactions hit in the same instant act in order, a holding
+    wall only while the point still moves into it: a vertex),
     and goes on with the rest of the step, up to ``max_events`` crossings per
     step. A step that needs more raises ``EventLimitError``.
 

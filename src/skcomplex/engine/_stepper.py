@@ -214,12 +214,11 @@ def build_parts(system: System, options: StepOptions) -> StepParts:
             return states, tuple(acted), held, any_acts
 
         acted = (jnp.asarray(False),) * len(crossings)
-        holding = jnp.asarray([i.holds for i in crossings], dtype=bool)
         if int(sum(i.holds for i in crossings)) > 1:
             # another sweep only after a sweep that acted with two holding walls hit (a vertex): a point hit on
             # one wall, the common case, takes one sweep, so a batch (vmap) takes more only while one of its
             # points is at a vertex. The differentiable step takes them all (a fixed count, for reverse mode).
-            vertex = jnp.sum(hits & holding) > 1
+            vertex = jnp.sum(hits & holds) > 1
 
             def again(c: tuple) -> tuple:
                 states, acted, held, s, _ = c

@@ -95,9 +95,14 @@ chromium:
 test: $(STAMP)
 	@$(LOCKED) $(MAKE) -f $(SELF) --no-print-directory test-now
 
-# Each stage of make test says when it starts and how long it took (wall seconds).
+# Each stage of make test says when it starts, how long it took (wall seconds) and the CPU seconds its
+# processes spent (user and system: the shell's `times` for its children, written to a file, as `times` in a
+# pipe or a command substitution would run in a subshell that has no children):
+# CPU near twice the wall time says the stage kept both cores busy, and only less work would shorten it.
 STAGE = @start=$$(date +%s); echo "make test: $(1), from $$(date +%T)"; $(2); status=$$?; \
-  echo "make test: $(1) took $$(( $$(date +%s) - start )) s"; exit $$status
+  times > $(BUILD)/.stage-times; cpu=$$(awk 'NR == 2 { split($$1, u, /[ms]/); split($$2, s, /[ms]/); \
+  printf "%.0f", 60 * (u[1] + s[1]) + u[2] + s[2] }' $(BUILD)/.stage-times); \
+  echo "make test: $(1) took $$(( $$(date +%s) - start )) s, $$cpu s of CPU"; exit $$status
 
 # Chromium is needed only by the last stage: where it is missing, apt installs it in the
 # background while the other stages run (its log and exit status under $(BUILD)), and the

@@ -86,11 +86,11 @@ def pytest_part(paths: list[str], workers: int) -> None:
         print(f"{seconds:9.1f} {programs[name]:8d}  {name}")
 
 
-def catalogue_part() -> None:
-    if not MATRIX.exists():
-        print(f"\nno {MATRIX.relative_to(ROOT)}: run `make test` or `python -m specbook.faults` first")
+def catalogue_part(matrix: Path) -> None:
+    if not matrix.exists():
+        print(f"\nno {matrix}: run `make test` or `python -m specbook.faults` first")
         return
-    faults = json.loads(MATRIX.read_text(encoding="utf-8"))["faults"]
+    faults = json.loads(matrix.read_text(encoding="utf-8"))["faults"]
     seconds: collections.Counter[str] = collections.Counter()
     runs: collections.Counter[str] = collections.Counter()
     for fault in faults:
@@ -110,10 +110,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("paths", nargs="*", help="test paths for the pytest part (default: pytest's own testpaths)")
     parser.add_argument("--workers", type=int, default=2, help="pytest-xdist workers, as make test (default 2)")
     parser.add_argument("--catalogue", action="store_true", help="only the catalogue part, from the last matrix")
+    parser.add_argument("--matrix", type=Path, default=MATRIX,
+                        help="the catalogue's matrix to read (default: this tree's _build/faults/matrix.json)")
     args = parser.parse_args(argv)
     if not args.catalogue:
         pytest_part(args.paths, args.workers)
-    catalogue_part()
+    catalogue_part(args.matrix)
     return 0
 
 

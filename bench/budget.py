@@ -37,7 +37,7 @@ PYTHON = ROOT / ".venv" / "bin" / "python"
 MATRIX = ROOT / "_build" / "faults" / "matrix.json"
 
 
-def _file_of(classname: str, name: str) -> str:
+def _file_of(classname: str) -> str:
     """A junit test case's file: ``tests.x.test_y`` -> ``tests/x/test_y.py``; a page's cells keep their page."""
     if classname.endswith(".md"):  # nbval's items: classname "book.mime.contact-sweeps.md"
         return classname[: -len(".md")].replace(".", "/") + ".md"
@@ -64,7 +64,7 @@ def pytest_part(paths: list[str], workers: int) -> None:
             raise SystemExit(f"pytest wrote no report (exit {done.returncode}):\n{done.stderr[-3000:]}")
         tests: collections.Counter[str] = collections.Counter()
         for case in ET.parse(junit).iter("testcase"):
-            tests[_file_of(case.get("classname", ""), case.get("name", ""))] += float(case.get("time", 0.0))
+            tests[_file_of(case.get("classname", ""))] += float(case.get("time", 0.0))
         compile_by_file: collections.Counter[str] = collections.Counter()
         compile_by_program: collections.Counter[str] = collections.Counter()
         programs: collections.Counter[str] = collections.Counter()

@@ -35,8 +35,10 @@ CONTACT = "book/mime/contact.md"
 AUTHORING = "book/authoring.md"
 TESTING = "book/testing.md"
 VERIFICATION = "book/maddening/verification.md"
-VELOCITY_RULE = "tests/mime/interactions/test_velocity_rule.py"
-LOCATE_TESTS = "tests/skcomplex/test_skc_locate.py"
+VELOCITY_RULE = ("tests/mime/interactions/test_velocity_rule.py"
+                 "::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]")
+LOCATE_TEST = ("tests/skcomplex/test_skc_locate.py"
+               "::test_a_short_return_from_a_start_a_hair_past_the_wall_is_found_where_it_returns")
 ZERO_SAMPLE_TEST = "tests/skcomplex/test_skc_events.py::test_a_zero_sample_is_an_entry_a_touch_or_an_exit_by_its_rate"
 MUJOCO = "book/mime/mujoco.md"
 ANOMALIES = "book/maddening/anomalies.md"
@@ -208,7 +210,7 @@ FAULTS: tuple[Fault, ...] = (
           "level: a return too short to leave the wall's rounding is pulled back to the start (SKC-ANO-002), "
           "where the point moves away, so the return is lost.",
           (Patch(_EVENTS, "jax.jvp(lambda t: sign * path(t) - level, (tau,)", "jax.jvp(lambda t: sign * path(t), (tau,)"),),
-          (LOCATE_TESTS,), (f"{LOCATE_TESTS}::test_a_short_return_from_a_start_a_hair_past_the_wall_is_found_where_it_returns",)),
+          (LOCATE_TEST,), (LOCATE_TEST,)),
     Fault("slide_floor_too_high", "reflection",
           "The share of the impact speed below which a departure counts as a slide is 1e-5, not 1e-10 (an "
           "exponent mistyped): a bounce with restitution 1e-6 is taken for a slide, and the drop stops as "
@@ -257,7 +259,7 @@ FAULTS: tuple[Fault, ...] = (
                  "    active = jnp.isfinite(A.gap)\n"
                  "    lam, u, last"),),
           (VELOCITY_RULE, CONTACT_010, CONTACT_HOLD),
-          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
+          (VELOCITY_RULE,
            "contact_0_1_0_rule_inelastic", "rule_normal_speed_closed_form", "rule_normal_speed_ends_at_zero",
            "rule_tube_on_the_margin", "rule_tube_no_speed_into_wall")),
     Fault("contact_rule_frictional", "contact",
@@ -266,7 +268,7 @@ FAULTS: tuple[Fault, ...] = (
                  "v1 = jnp.where(touch1, v_free + (A.normal.T @ lam) * inv_me - 0.5 * jnp.sum(lam) * inv_me "
                  "* v_free.at[2].set(0.0) / (jnp.linalg.norm(v_free.at[2].set(0.0)) + 1e-30), v_free)"),),
           (VELOCITY_RULE, CONTACT_010),
-          (f"{VELOCITY_RULE}::test_a_sphere_landing_keeps_its_slide_and_loses_its_fall[0.4.0]",
+          (VELOCITY_RULE,
            "contact_0_1_0_rule_frictionless")),
     # -- the contact's hold, 0.1.0 and the registry (issue 24, phase 3: contact-hold.md, contact-0-1-0.md,
     #    registry.md, contact.md) ----------------------------------------------------------------

@@ -1,12 +1,14 @@
-// specbook: small presentation helpers for the book's generated tables (see specbook.css).
+// specbook: small presentation helpers for the book's generated tables and its prose (see specbook.css).
 document.addEventListener("DOMContentLoaded", () => {
-  // A long dotted name in a table cell may break after a dot or an underscore, never inside a word.
+  // A code name in a table cell may break after a dot, an underscore, a slash, a bracket or a comma, never
+  // inside a word: the table's columns are sized by their longest unbreakable piece (specbook.css).
+  // In a box of prose only a long name (16 characters or more) is given the breaks.
   // <wbr> adds a break opportunity and no text, so a copied name is unchanged.
   const spans = ".bd-article table code.literal span.pre, .bd-article .specbook-anomaly code.literal span.pre, "
     + ".bd-article .specbook-known-defects code.literal span.pre";
   for (const span of document.querySelectorAll(spans)) {
-    if (span.childElementCount > 0 || span.textContent.length < 16) continue;
-    const parts = span.textContent.split(/(?<=[._/(,])/);
+    if (span.childElementCount > 0 || (span.textContent.length < 16 && !span.closest("table"))) continue;
+    const parts = span.textContent.split(/(?<=[._/([,|])/);
     if (parts.length < 2) continue;
     span.textContent = "";
     parts.forEach((part, i) => {
@@ -46,6 +48,18 @@ document.addEventListener("DOMContentLoaded", () => {
       parts.append(text.slice(at));
       node.replaceWith(parts);
     }
+  }
+  // Punctuation right after inline math stays on the math's line: a browser may break between the math
+  // and the text that follows it, so a line could start with ", 3 × 10⁻¹⁶" or ": it has no stable step".
+  for (const math of document.querySelectorAll(".bd-article span.math")) {
+    const next = math.nextSibling;
+    const lead = next && next.nodeType === Node.TEXT_NODE ? next.textContent.match(/^[,.;:!?)\]]+/) : null;
+    if (!lead) continue;
+    const keep = document.createElement("span");
+    keep.className = "specbook-nowrap";
+    math.replaceWith(keep);
+    keep.append(math, lead[0]);
+    next.textContent = next.textContent.slice(lead[0].length);
   }
   // Each cell knows its column's name, which a stacked (narrow-screen) table shows before it.
   for (const table of document.querySelectorAll(".bd-article table.specbook-table")) {

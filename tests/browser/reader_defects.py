@@ -101,7 +101,30 @@ async () => {
       }
     }
   }
-  return {column: {left, width}, blocks, shownText, proseText, sentenceText,
+  // Words a table breaks inside: two letters or digits of one text node drawn on two lines (a break at a
+  // <wbr>, after a dot or an underscore, falls between two text nodes and is not one).
+  const brokenWords = [];
+  const range = document.createRange();
+  for (const table of article.querySelectorAll("table")) {
+    const cells = document.createTreeWalker(table, NodeFilter.SHOW_TEXT);
+    for (let node = cells.nextNode(); node && brokenWords.length < 10; node = cells.nextNode()) {
+      const text = node.textContent;
+      if (text.length < 2 || !node.parentElement || node.parentElement.closest("mjx-container, .math")) continue;
+      let previous = null;
+      for (let i = 0; i < text.length; i++) {
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        const rect = range.getClientRects()[0];
+        if (!rect) { previous = null; continue; }
+        if (previous && rect.top > previous.top + 1 && /\w/.test(text[i - 1]) && /\w/.test(text[i])) {
+          const start = text.slice(0, i).search(/\w+$/), end = i + text.slice(i).search(/\W|$/);
+          brokenWords.push(`${text.slice(start, i)} | ${text.slice(i, end)}`);
+        }
+        previous = rect;
+      }
+    }
+  }
+  return {column: {left, width}, blocks, shownText, proseText, sentenceText, brokenWords,
           outputs, smallestProse: smallest, figures, mathShown, viewport: window.innerWidth,
           screen: window.innerHeight, height: page.scrollHeight,
           pageWidth: page.scrollWidth, windowWidth: page.clientWidth, overflow: overflow.slice(0, 5)};
@@ -265,6 +288,30 @@ def too_wide(layout: dict, slack: float = 1.0) -> list[str]:
     column = layout["column"]["width"]
     return [f"{b['kind']} {b['width']:.0f} px wide (column {column:.0f} px): {b['what']!r}"
             for b in layout["blocks"] if b["width"] > column + slack or b["right"] > column + slack]
+
+
+def broken_words(layout: dict) -> list[str]:
+    """Words a table's cell breaks inside, over two lines, each as ``"Quantit | y"``.
+
+    A browser breaks a word only when its column is narrower than the word; a name given its
+    break opportunities (``specbook.js``: after its dots and underscores) breaks between words.
+    """
+    return list(layout["brokenWords"])
+
+
+_EQUATION_NUMBER = re.compile(r'<span class="eqno">\((\d+)\)')
+
+
+def first_equation_number(html: str) -> int | None:
+    """The number of the page's first numbered equation, or ``None`` where it numbers none.
+
+    >>> first_equation_number('<div class="math"><span class="eqno">(3)<a class="headerlink"></a></span></div>')
+    3
+    >>> first_equation_number("<p>no equations</p>") is None
+    True
+    """
+    found = _EQUATION_NUMBER.search(html)
+    return int(found.group(1)) if found else None
 
 
 def small_figure_text(layout: dict) -> list[str]:

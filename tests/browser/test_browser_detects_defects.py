@@ -21,7 +21,7 @@ import pytest
 import browser_visit
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
-    SCREENS, bare_value, e_notation, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, broken_words, e_notation, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -90,6 +90,8 @@ READER_BROKEN = _ARTICLE.format(title="reader-broken", body="""
 </div></div></div>
 <div class="cell tag_hide-input"><div class="cell_output"><img alt="a figure shown with plt.show()" src="data:image/png;base64,{plain}"></div></div>
 <dl class="py data"><dt><em class="property" style="white-space: nowrap">= re.compile('JAX_(COMPILATION_CACHE_.*|PERSISTENT_CACHE_.*|RAISE_PERSISTENT_CACHE_ERRORS|EXPLAIN_CACHE_MISSES|LOG_COMPILES|LOGGING_LEVEL)')</em></dt></dl>
+<table style="width: 688px"><tr><td style="width: 40px; overflow-wrap: anywhere"><code>Quantity</code></td>
+<td>a description that takes the rest of the row, as a table of settings has</td></tr></table>
 <pre style="overflow-x: auto">a code listing as long as a line can be, which scrolls inside its own box and so never widens the page at all, however long</pre>
 """.format(wide=_png(14, 10), plain=_png(5, 12)))
 
@@ -100,6 +102,8 @@ READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
 <div class="output text_plain"><pre>[2.0, 2.0]</pre></div></div></div>
 <p>The spacing rule gives spacing = 0.0003 m.</p>
 <p>The contact is recorded 4.76 × 10⁻⁴ s late.</p>
+<table style="width: 688px"><tr><td style="width: 100px; overflow-wrap: anywhere"><code>SPACING_<wbr>FLOOR_<wbr>OF_<wbr>HULL</code></td>
+<td>a name broken after its underscores, between its words (without its breaks it would break inside one)</td></tr></table>
 <div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 400px">x</mjx-math></mjx-container></div>
 <div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
 <img class="specbook-figure" alt="one panel at the column's width" src="data:image/png;base64,{fig}" data-min-font-pt="11" data-dpi="100" width="680">
@@ -284,6 +288,12 @@ def test_a_table_equation_or_figure_wider_than_the_column_is_caught(reports):
     wide = too_wide(layout)
     assert [w.split()[0] for w in wide] == ["table", "equation"], wide
     assert not too_wide(reports["reader-clean"].layout)
+
+
+def test_a_word_a_table_breaks_inside_is_caught(reports):
+    broken = broken_words(reports["reader-broken"].layout)
+    assert broken and all(b.replace(" | ", "") == "Quantity" for b in broken), broken
+    assert not broken_words(reports["reader-clean"].layout)  # SPACING_FLOOR_OF_HULL breaks after its underscores
 
 
 def test_a_page_wider_than_the_window_is_caught(reports):

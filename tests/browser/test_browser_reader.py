@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, e_notation, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, broken_words, e_notation, first_equation_number, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -60,6 +60,20 @@ def test_tables_equations_and_figures_fit_the_column(visit, doc):
     assert layout["viewport"] == 1280, f"{doc}: measured at {layout['viewport']} px, not 1280"
     wide = too_wide(layout)
     assert not wide, f"{doc}: wider than the text column at 1280 px: {wide}"
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_no_word_in_a_table_breaks_inside(visit, doc):
+    broken = broken_words(visit(doc).layout)
+    assert not broken, (f"{doc}: a table breaks a word over two lines (its column is narrower than the word): "
+                        f"{broken}")
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_a_pages_equations_are_numbered_from_one(book_html, doc):
+    first = first_equation_number((book_html / f"{doc}.html").read_text(encoding="utf-8"))
+    assert first in (None, 1), (f"{doc}: its first equation is numbered ({first}): equations are numbered page by "
+                                "page (math_numfig: false in _config.yml)")
 
 
 @pytest.mark.parametrize("doc", PAGES)

@@ -178,6 +178,20 @@ def test_located_energy_never_rises_and_table_holds(x, v, e, dt):
         assert after <= before + 1e-12 * (1.0 + abs(before))
 
 
+@pytest.mark.parametrize("x0", [-0.01, -1e-9])
+def test_a_located_step_started_below_the_table_is_a_contact_at_its_start(x0):
+    """A ball that starts a located step below the table (a start the per-step contact test would also
+    catch) is taken as touching it at the step's start: reflected there, it leaves from the table's height,
+    by the closed form ``x = table + v_out h + g h^2 / 2`` with ``v_out = -e v``, and does not fall on through."""
+    with jax.enable_x64(True):
+        ball = BallNode(elasticity=0.5, locate_contact=True)
+        h, v0, g = 1e-3, -1.0, -9.81
+        new = ball.update({"position": jnp.float64(x0), "velocity": jnp.float64(v0)}, TABLE, h)
+        v_out = -0.5 * v0
+        np.testing.assert_allclose(float(new["velocity"]), v_out + g * h, rtol=1e-14)
+        np.testing.assert_allclose(float(new["position"]), v_out * h + g * h * h / 2, rtol=1e-14)
+
+
 @settings(max_examples=25, deadline=None)
 @given(h=st.floats(0.01, 2.0), e=st.floats(0.0, 1.0), locate=st.booleans())
 def test_position_never_below_table_after_contact(h, e, locate):

@@ -75,9 +75,9 @@ def test_a_corner_hit_reflects_off_both_walls_at_once():
 @given(st.floats(0.05, 0.95), st.floats(0.05, 0.95), st.floats(0.5, 3.0))
 def test_a_shot_at_a_corner_reflects_off_both_walls_at_once_from_any_start(x, y, speed):
     """Aimed at the corner (1, 1) from anywhere in the square, the two walls' crossings are located
-    separately and may differ in their last bits. They are one event, within ``TIE`` of the
-    earliest: taken one at a time, the ball would start the second search already past the other
-    wall and leave the square through it."""
+    separately and may differ in their last bits. They are one event (a crossing within ``TIE`` of
+    the earliest, or a holding wall within ``TIE`` of zero): taken one at a time, the ball would
+    start the second search already past the other wall and leave the square through it."""
     x0 = np.array([x, y])
     v = (1.0 - x0) / np.linalg.norm(1.0 - x0) * speed
     reach = np.linalg.norm(1.0 - x0) / speed
@@ -86,6 +86,27 @@ def test_a_shot_at_a_corner_reflects_off_both_walls_at_once_from_any_start(x, y,
     np.testing.assert_allclose(trajectory.events[0].states["ball.x_d1"], -v, rtol=1e-12, atol=1e-12)
     path = np.asarray(trajectory.values("ball.x"))
     assert path.min() >= -1e-12 and path.max() <= 1.0 + 1e-12
+
+
+_ONE_LEVEL = [CrossingInteraction("m1", target="ball", guard=lambda s: s.target.x - 0.3, direction=1),
+              CrossingInteraction("m2", target="ball", guard=lambda s: 10.0 * s.target.x - 3.0, direction=1),
+              CrossingInteraction("m3", target="ball", guard=lambda s: (s.target.x - 0.3) / 7.0, direction=1)]
+"""Three event markers on one level, x = 0.3, each guard written its own way: their crossings are located
+separately, and rounding can part the three times in their last bits."""
+
+
+@pytest.mark.parametrize("x0, v", [(-0.8198004841004578, 2.8613535072705583), (-0.8324478784410441, 1.3884050634072491),
+                                   (-0.39351128196045615, 2.9479904394633443)])
+def test_markers_crossed_at_one_instant_are_one_event(x0, v):
+    """Crossings within ``TIE`` of the earliest are one event, markers' as walls': each of these starts (drawn at
+    random) has its three crossing times part in their last bits, and taken at exactly the earliest time alone the
+    markers were logged as two or three events, or one of them not at all (the step's passes start the next search
+    at the first marker's time, a rounding past another's level). A wall's second crossing is caught as well by
+    the test for a holding wall within ``TIE`` of zero; a marker has only this one. The crossing is at
+    ``(0.3 - x0) / v`` exactly."""
+    trajectory = simulate(_ONE_LEVEL, 0.37, 0.37 * math.ceil(((0.3 - x0) / v + 0.05) / 0.37), x=x0, x_d1=v).trajectory_
+    assert [e.interactions for e in trajectory.events] == [("m1", "m2", "m3")]
+    assert abs(trajectory.events[0].time - (0.3 - x0) / v) <= 1e-12 * (0.3 - x0) / v
 
 
 def test_exceeding_the_event_bound_is_an_error():

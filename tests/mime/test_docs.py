@@ -83,6 +83,25 @@ def test_check_page_finds_a_tampered_table():
     assert len(problems) == 1 and problems[0].startswith("setting margin")
 
 
+def test_check_page_finds_a_reworded_validity_line_and_a_wrong_count_at_a_glance():
+    page = entry_page(Contact)
+
+    def with_block(title, old, new):
+        return dataclasses.replace(page, sections=tuple(
+            Section(s.title, tuple(b.replace(old, new, 1) if isinstance(b, str) else b for b in s.blocks))
+            if s.title == title else s for s in page.sections))
+
+    first = Contact.validity[0].line
+    reworded = with_block("Validity", f"1. {first}", f"1. {first} (reworded)")
+    assert reworded.section("Validity").text() != page.section("Validity").text()
+    problems = check_page(reworded, Contact)
+    assert len(problems) == 1 and problems[0].startswith("validity lines")
+    count = len(Contact.validity)
+    miscounted = with_block("At a glance", f"Validity: {count} declared lines", f"Validity: {count + 1} declared lines")
+    problems = check_page(miscounted, Contact)
+    assert len(problems) == 1 and problems[0].startswith("validity count at a glance")
+
+
 def test_hand_written_part_fills_placeholders_and_cites_nothing_typed():
     text = hand_written(Contact)
     assert "[[" not in text and f"into {Contact.GROUPS} groups" in text

@@ -16,7 +16,7 @@ from mime.registry import (
     profile,
     resolve_settings,
 )
-from mime.units import Length, Quantity, m
+from mime.units import Length, Quantity, m, ms
 
 
 class Body:
@@ -109,3 +109,33 @@ def test_contact_spacing_follows_the_declared_rule_and_floor():
         resolve_settings(c, "validated", roles)
     given = {r.name: r for r in resolve_settings(Contact.Projection(margin=mm(0.1), spacing=mm(0.05)), "validated", roles)}
     assert given["spacing"].provenance is Provenance.GIVEN
+
+
+class Misruled(Entry):
+    """A stand-in entry whose determined default's rule gives a time where a length is declared."""
+
+    namespace: ClassVar[str] = "test"
+    name: ClassVar[str] = "misruled"
+    version: ClassVar[str] = "1.0.0"
+    settings = (
+        Setting(
+            "reach",
+            Annotated[Quantity | None, Length],
+            SettingRole.PHYSICAL,
+            default=None,
+            default_kind=DefaultKind.DETERMINED,
+            rule="the body's size, written in the wrong unit",
+            basis="a faulty rule",
+            compute=lambda v, r: ms(r["body"].size),
+        ),
+    )
+
+
+@pytest.mark.parametrize("name", list(PROFILES))
+def test_a_computed_default_is_checked_as_a_given_value_would_be(name):
+    """A default a rule computes is held to the setting's declaration, as a script's value is: a rule that
+    gives a time for a length is refused, naming the entry, the default and the value."""
+    with pytest.raises(ValidationError) as err:
+        resolve_settings(Misruled(), name, {"body": Body(2.0)})
+    msg = str(err.value)
+    assert "test/misruled 1.0.0: default of 'reach'" in msg and "ms(2.0)" in msg and "length" in msg

@@ -4,7 +4,7 @@ from typing import ClassVar
 
 import pytest
 
-from mime import REGISTRY, CentreContact, Contact, KEPT, ValidationError
+from mime import REGISTRY, CentreContact, Contact, KEPT, ValidationError, mm
 from mime.registry import Entry, Registry, parse_version, register
 
 
@@ -80,3 +80,14 @@ def test_the_global_registry_holds_contact_and_its_kept_version():
     assert REGISTRY.get("mime", "contact", "0.1.0") is CentreContact
     assert REGISTRY.kept("mime", "contact") == KEPT == (CentreContact,)
     assert [c.version for c in REGISTRY.family("contact")] == ["0.1.0", "0.4.0"]
+
+
+def test_two_versions_given_the_same_settings_are_different_entries():
+    """An entry equals only an entry of its own class given the same settings: 0.4.0 and the kept 0.1.0, given
+    the same margin and rung, hold a body differently, so an experiment built with one is not the other's."""
+    current = Contact.Projection(margin=mm(0.1))
+    kept = CentreContact(margin=mm(0.1), rung="projection")
+    assert current.given == kept.given
+    assert current != kept and kept != current
+    assert current == Contact(margin=mm(0.1), rung="projection") and hash(current) == hash(Contact.Projection(margin=mm(0.1)))
+    assert current != Contact.Projection(margin=mm(0.2))

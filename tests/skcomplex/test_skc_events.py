@@ -319,6 +319,22 @@ def test_a_point_started_on_the_floor_and_slid_into_the_corner_stops_the_run():
     assert stopped.value.start <= 0.95 <= stopped.value.end
 
 
+def test_a_step_that_both_presses_the_point_in_and_runs_out_of_events_names_the_pressing():
+    """Landing at 1 m/s on a floor with restitution 0, under gravity, and sliding on at 2 m/s into a wall at x = 1,
+    all in one step of 0.5 s, with ``max_events=1``: the step is pressed into the floor and needs a second crossing.
+    The run names the pressing (``RestingContactError``), the failure a larger ``max_events`` would not cure; with
+    two or more events allowed it is the only one."""
+    from skcomplex import ContinuousSpace, PointElement, Simulation, System
+
+    walls = [ReflectionInteraction("floor", target="ball", guard=plane_guard([0.0, -1.0], 0.0), direction=1,
+                                   restitution=0.0),
+             ReflectionInteraction("right", target="ball", guard=plane_guard([1.0, 0.0], 1.0), direction=1)]
+    for max_events in (1, 2):
+        ball = PointElement("ball", x=[0.5, 0.01], x_d1=[2.0, -1.0], x_d2=[0.0, -9.81])
+        with pytest.raises(RestingContactError, match="t=0 to t=0.5 the point moves into wall 'floor'"):
+            Simulation(System([ball], walls, ContinuousSpace(2)), dt=0.5, max_events=max_events).run(until=0.5)
+
+
 def test_a_point_started_at_rest_across_a_wall_is_on_it_after_the_step():
     """Started on the slope y = 0.7 x at rest across it, moving along it at (1, 0.7) m/s: the step's state says the
     point sits on the floor (``on_wall``), so that later passes watch the slide even where rounding leaves the guard a

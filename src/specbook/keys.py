@@ -188,6 +188,8 @@ def page_key(cells_hash: str, files: Mapping[str, str | None], environment: Mapp
     True
     >>> page_key("abc", {"src/a.py": "1"}, {}) == page_key("abc", {"src/a.py": "2"}, {})
     False
+    >>> page_key("abc", {}, {"x64": True}) == page_key("abc", {}, {"x64": False})
+    False
     >>> page_key("abc", {}, {}, {"scipy": "1.13.1"}) == page_key("abc", {}, {}, {"scipy": "1.14.0"})
     False
     """

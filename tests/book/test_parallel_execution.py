@@ -209,6 +209,8 @@ def test_why_stale_names_what_changed(tmp_path):
     assert keys.why_stale(record, tmp_path, {**env, "jax": "0.0.1"}).startswith(
         f"environment changed: jax {env['jax']} -> 0.0.1")
     assert keys.why_stale(None, tmp_path, env) == "no record of what it used"
+    for partial in ({"files": files}, {"environment": env}, {"distributions": {}}):  # an older or damaged record
+        assert keys.why_stale(partial, tmp_path, env) == "no record of what it used"
 
 
 def test_why_stale_names_a_distribution_whose_version_changed_and_a_variable_that_shapes_jax(tmp_path):

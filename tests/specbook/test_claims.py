@@ -5,22 +5,9 @@ import numpy as np
 import pytest
 
 import specbook
-from specbook import _claims
 
 
-@pytest.fixture(autouse=True)
-def fresh_claims():
-    specbook.reset_claims()
-    yield
-    specbook.reset_claims()
-
-
-@pytest.fixture
-def glued(monkeypatch):
-    """Capture what a claim glues, as a kernel would receive it."""
-    seen = {}
-    monkeypatch.setattr(_claims, "glue_raw", lambda key, value: seen.__setitem__(key, value))
-    return seen
+pytestmark = pytest.mark.usefixtures("fresh_claims")
 
 
 def test_a_claim_within_tolerance_returns_the_measurement_and_records_it():

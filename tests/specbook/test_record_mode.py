@@ -57,3 +57,22 @@ def test_a_nan_glue_raises_in_the_normal_build():
 def test_record_mode_notes_a_nan_glue_and_goes_on(record):
     specbook.glue("some_value", math.nan)
     assert _mode.passed_over() == ["glue 'some_value': the value is NaN; a page never shows a NaN"]
+
+
+def test_record_mode_glues_a_false_check_as_failing(record, fresh_claims, glued):
+    """The page under a fault reads as the fault leaves it: a condition that does not hold shows "fails"."""
+    assert specbook.check("rec_true", True, "a condition that holds") is not False
+    assert specbook.check("rec_false", False, "a condition the fault broke") is False
+    assert glued == {"rec_true": "holds", "rec_false": "fails"}
+    assert [c.key for c in specbook.recorded_failures()] == ["rec_false"]
+
+
+def test_record_mode_keeps_a_claims_first_failure(record, fresh_claims, glued):
+    """A claim made again after it failed (in a loop, or a later cell) keeps its first failure: the normal build
+    would have stopped there, so that is the measurement the catalogue reports."""
+    specbook.claim("rec_twice", 2.0, 1.0, atol=0.1)
+    specbook.claim("rec_twice", 3.0, 1.0, atol=0.1)
+    specbook.claim("rec_twice", 1.0, 1.0, atol=0.1)
+    (failure,) = specbook.recorded_failures()
+    assert (failure.key, failure.measured) == ("rec_twice", 2.0)
+    assert glued["rec_twice"] == 1.0  # the page shows the last value it made

@@ -445,7 +445,9 @@ def random_starts(built: Any, n: int, *, seed: int, clearance: float, speed: flo
 
     Orientations are uniform on the rotations (normalised Gaussian quaternions);
     each pose is lifted so that the hull's deepest point lies between the margin
-    and ``margin + clearance`` (m) from the surface; velocities are uniform in a
+    and ``margin + clearance`` (m) from the surface (a kind measured at its samples,
+    which reach short of its surface, is lifted by one more sampling spacing,
+    ``margin / 4``); velocities are uniform in a
     ball of radius ``speed`` (m/s), angular velocities in a ball of ``spin`` (rad/s).
     Positions spread across the surface within a few hull sizes. The result is a
     :class:`~mime.dynamics.RigidState` of float64 NumPy arrays with a leading axis of ``n``.

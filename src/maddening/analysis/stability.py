@@ -58,7 +58,8 @@ and the 257-point search of :func:`stability_limit` alike."""
 class Amplification(NamedTuple):
     """The amplification factors of one step: ``eigenvalues`` (complex) and ``magnitudes``.
 
-    Each has shape ``z.shape + (2,)``, largest magnitude first.
+    Each has shape ``z.shape + (2,)``, largest magnitude first; of a complex-conjugate pair, the factor with
+    the positive imaginary part first (its argument is the phase per step, ``+h omega_h``).
     """
 
     eigenvalues: np.ndarray

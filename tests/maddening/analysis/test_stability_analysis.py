@@ -100,3 +100,12 @@ def test_the_damped_oscillator_follows_its_closed_form(zeta):
     wd = omega * math.sqrt(1 - zeta**2)
     exact = np.exp(-zeta * omega * t) * (np.cos(wd * t) + zeta * omega / wd * np.sin(wd * t))
     assert np.max(np.abs(run["position"] - exact)) < 4e-6
+
+
+@pytest.mark.parametrize("method", ["symplectic_euler", "central_difference", "backward_euler"])
+def test_an_oscillating_pair_of_factors_lists_its_positive_phase_first(method):
+    """Below the limit every method here turns the oscillator by a complex-conjugate pair of factors; the first
+    has the positive imaginary part, so ``angle(eigenvalues[..., 0])`` is the phase per step, ``+h omega_h``."""
+    z = np.array([0.1, 0.5, 1.0, 1.5])
+    eigenvalues = amplification(method, z).eigenvalues
+    assert np.all(eigenvalues[:, 0].imag > 0) and np.all(eigenvalues[:, 1] == np.conj(eigenvalues[:, 0]))

@@ -97,3 +97,19 @@ def test_a_sample_outside_the_step_is_refused(sample):
         "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {})
     with pytest.raises(maddening.ValidationError, match=r"mms_error: sample = .* is not allowed; expected a fraction"):
         verification.mms_error(BallNode(), solution, 0.1, 4, sample=sample)
+
+
+def test_either_end_of_the_step_is_a_sample_and_just_past_it_is_not():
+    """``sample`` is a fraction of the step in ``[0, 1]``, both ends included: 1 samples each step's end. With
+    constant parameters every sample gives the same run; the float just past 1 is refused."""
+    import math
+
+    import maddening
+
+    solution = verification.ManufacturedSolution(
+        "free fall", lambda t: {"position": 1.0 - 4.905 * t**2, "velocity": -9.81 * t}, lambda t: {"gravity": -9.81})
+    with jax.enable_x64(True):
+        errors = [verification.mms_error(BallNode(), solution, 0.5, 10, sample=s) for s in (0.0, 0.5, 1.0)]
+        assert errors[0] > 0 and errors[1] == errors[0] and errors[2] == errors[0]
+        with pytest.raises(maddening.ValidationError, match=r"sample = 1\.0000000000000002 is not allowed"):
+            verification.mms_error(BallNode(), solution, 0.5, 10, sample=math.nextafter(1.0, 2.0))

@@ -145,6 +145,21 @@ def test_a_build_made_under_one_profile_is_never_handed_out_under_another(physic
     assert experiment.build(profile="exploratory") is first
 
 
+def test_an_attachment_made_after_a_build_is_in_the_next_build(physics):
+    """The cached build is the experiment's as it stood: an entry attached after it makes the next build a new
+    one that holds it, even where the attachment adds no thing (a second body and tube added before the build)."""
+    experiment, umr, _ = seed_experiment()
+    tube, second_body = Tube(2e-3), Body("second")
+    experiment.add(tube)
+    experiment.add(second_body)
+    first = experiment.build()
+    experiment.attach(Contact.Projection(margin=mm(0.2)), body=second_body, surface=tube.inner_surface)
+    again = experiment.build()
+    assert again is not first
+    assert len(first.planned) == 1 and len(again.planned) == 2
+    assert again.planned[1].roles["body"] is second_body
+
+
 def test_validated_builds_when_spacing_is_given(physics):
     umr, tube = Body(), Tube(1e-3)
     experiment = Experiment(profile="validated")

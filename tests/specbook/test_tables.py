@@ -31,6 +31,14 @@ def test_table_columns_by_name_or_callable_and_escaping():
     assert shown.pipe.splitlines() == ["| a | twice b |", "|---|---|", "| x\\|y | 0.6 |"]
 
 
+def test_a_set_shows_its_items_sorted_so_a_page_reads_the_same_in_every_process():
+    """A set's order is its hashes' (a string's changes with each process's hash seed; ``{8, 1}`` iterates 8
+    first): a cell lists the items sorted by their text, and a list or tuple in its own order."""
+    shown = specbook.table([{"tags": frozenset({8, 1}), "names": {"gamma", "alpha", "delta", "beta", "epsilon",
+                                                                   "zeta", "eta", "theta"}, "kept": (8, 1)}])
+    assert shown.cells == (("1, 8", "alpha, beta, delta, epsilon, eta, gamma, theta, zeta", "8, 1"),)
+
+
 def _parsed(markdown: str):
     """The tokens MyST's own parser makes of a table's Markdown (directives stay fences)."""
     from markdown_it import MarkdownIt

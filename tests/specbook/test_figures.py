@@ -91,6 +91,18 @@ def test_a_clean_figure_has_no_defects_and_is_shown():
     assert specbook.figure(fig, "a clean figure") is None
 
 
+def test_a_curve_whose_view_is_set_to_its_own_extremes_is_not_cut():
+    """Limits set to a curve's first and last times and its least and greatest values put its extreme points on
+    the view's edges, where the transform to the display rounds them a hair either way: that is no cut."""
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    t = np.linspace(0.3, 7.7, 137)
+    y = 1.37 * np.sin(t) + 0.11
+    ax.plot(t, y, label="sine")
+    ax.set(xlim=(t[0], t[-1]), ylim=(y.min(), y.max()), xlabel="t (s)", ylabel="y (m)")
+    fig.tight_layout()
+    assert figure_defects(fig) == []
+
+
 def test_twins_and_insets_are_not_other_axes():
     fig, ax = plt.subplots(figsize=(6, 3.5))
     _clean_curve(ax, "left")
@@ -157,6 +169,21 @@ def legend_over_points(defect):
     ax.plot(t, 0.5 + 0 * t, "s", label="flat")
     ax.legend(loc="upper right" if defect else "upper left")
     fig.tight_layout()
+    return fig
+
+
+def big_marker_reaching_under_the_legend(defect):
+    """One 24 pt marker whose centre lies 4 pt below the legend's box: its body reaches 8 pt under the legend."""
+    fig, ax = plt.subplots(figsize=(6, 3.5))
+    ax.plot([0.0, 0.4], [0.0, 0.4], label="line")
+    (wide,) = ax.plot([0.5], [0.5], "o", ms=24, label="wide")
+    ax.set(xlim=(0, 1), ylim=(0, 1))
+    legend = ax.legend(loc="upper right")
+    fig.tight_layout()
+    fig.canvas.draw()
+    box = legend.get_window_extent()
+    below = box.y0 - 4 * fig.dpi / 72 if defect else box.y0 - 60 * fig.dpi / 72
+    wide.set_data(*(np.array([[v] for v in ax.transData.inverted().transform(((box.x0 + box.x1) / 2, below))])))
     return fig
 
 
@@ -324,6 +351,7 @@ PLANTS = {
                               r"area of panel 2",
     legend_over_points: r"the legend of the axes covers data: \d markers of the marker series 'rising'",
     legend_over_a_segment: r"covers data: the line 'guide' where it passes under it",
+    big_marker_reaching_under_the_legend: r"the legend of the axes covers data: 1 marker of the marker series 'wide'",
     scatter_under_legend: r"covers data: 1 marker of the marker series 'runs'",
     curve_cut_at_the_top: r"the line 'mesh' is cut by the view: \d+ of 50 points lie above the top \(y = 1\.1\), "
                           r"up to y = 1\.2",

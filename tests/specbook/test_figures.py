@@ -183,7 +183,8 @@ def big_marker_reaching_under_the_legend(defect):
     fig.canvas.draw()
     box = legend.get_window_extent()
     below = box.y0 - 4 * fig.dpi / 72 if defect else box.y0 - 60 * fig.dpi / 72
-    wide.set_data(*(np.array([[v] for v in ax.transData.inverted().transform(((box.x0 + box.x1) / 2, below))])))
+    x, y = ax.transData.inverted().transform(((box.x0 + box.x1) / 2, below))
+    wide.set_data([x], [y])
     return fig
 
 

@@ -1,5 +1,6 @@
 """Profiles: each default kind's behaviour in each profile, and the provenance record."""
 
+import dataclasses
 from typing import Annotated, ClassVar
 
 import pytest
@@ -117,18 +118,8 @@ class Misruled(Entry):
     namespace: ClassVar[str] = "test"
     name: ClassVar[str] = "misruled"
     version: ClassVar[str] = "1.0.0"
-    settings = (
-        Setting(
-            "reach",
-            Annotated[Quantity | None, Length],
-            SettingRole.PHYSICAL,
-            default=None,
-            default_kind=DefaultKind.DETERMINED,
-            rule="the body's size, written in the wrong unit",
-            basis="a faulty rule",
-            compute=lambda v, r: ms(r["body"].size),
-        ),
-    )
+    settings = (dataclasses.replace(Kinds.setting("reach"), rule="the body's size, written in the wrong unit",
+                                    basis="a faulty rule", compute=lambda v, r: ms(r["body"].size)),)
 
 
 @pytest.mark.parametrize("name", list(PROFILES))

@@ -204,6 +204,54 @@ def test_a_screws_sample_normals_point_out_of_its_solid():
     np.testing.assert_array_equal(normals[caps][:, 2], np.sign(points[caps][:, 2]))
 
 
+def _screw_side(screw, theta, z):
+    """The screw's side surface at ``(theta, z)``, written here from its formula ``R = r + (h/2)(1 + cos(k z - theta))``."""
+    k, h = 2 * math.pi / screw.pitch, screw.thread_depth
+    r = screw.core_radius + 0.5 * h * (1 + np.cos(k * z - theta))
+    return np.stack([r * np.cos(theta), r * np.sin(theta), z], axis=-1)
+
+
+def test_a_screws_side_normals_are_perpendicular_to_the_surface():
+    """Pointing out of the solid (above) leaves a normal free to lean along the thread's flank; here each
+    side sample's normal is checked against the surface's two tangents, taken by central differences of
+    the surface's formula, so that a normal tilted up or down the flank fails."""
+    screw = Screw(2e-4, 8e-5, 3e-4, 1.2e-3)
+    points, normals = (np.asarray(a) for a in screw.sample(4e-5)[:2])
+    side = np.abs(points[:, 2]) < screw.length / 2 - 1e-9
+    p, n = points[side], normals[side]
+    theta, z = np.arctan2(p[:, 1], p[:, 0]), p[:, 2]
+    eps_t, eps_z = 1e-6, 1e-6 * screw.pitch
+    along_t = _screw_side(screw, theta + eps_t, z) - _screw_side(screw, theta - eps_t, z)
+    along_z = _screw_side(screw, theta, z + eps_z) - _screw_side(screw, theta, z - eps_z)
+    for tangent in (along_t, along_z):
+        cosine = np.einsum("ij,ij->i", n, tangent) / np.linalg.norm(tangent, axis=1)
+        assert np.abs(cosine).max() <= 1e-8
+
+
+def test_a_screw_holds_no_more_local_deepest_points_than_it_declares():
+    """``wall_maxima`` bounds how many local deepest points a flat wall can meet on the kind at once (the hold
+    starts at most that many searches in a group). Counted here on a fine grid of the screw's side for 200
+    directions, the local maxima of the reach ``p . d`` never outnumber it; some directions reach one less
+    (a crest at each end as well as those between)."""
+    from scipy.ndimage import maximum_filter
+
+    screw = Screw(1.0, 0.25, 1.0, 4.0)
+    theta, z = np.meshgrid(np.linspace(0.0, 2 * math.pi, 720, endpoint=False),
+                           np.linspace(-screw.length / 2, screw.length / 2, 801), indexing="ij")
+    surface = _screw_side(screw, theta, z)
+    rng = np.random.default_rng(0)
+    counts = []
+    for i in range(200):
+        d = rng.normal(size=3)
+        d[2] *= 0.05 if i % 2 else 1.0  # half of them nearly across the axis, where the crests compete
+        reach = surface @ (d / np.linalg.norm(d))
+        wrapped = np.concatenate([reach[-2:], reach, reach[:2]])  # theta is periodic
+        peak = maximum_filter(wrapped, size=(5, 5), mode="nearest")[2:-2]
+        counts.append(int((reach >= peak).sum()))
+    assert max(counts) <= screw.wall_maxima
+    assert max(counts) >= screw.wall_maxima - 1
+
+
 def test_a_turned_meshs_radial_extent_is_its_farthest_vertex_from_the_axis():
     """``radial_extent``: the largest distance from the z axis, ``hypot(x, y)`` over the vertices, whichever
     way the mesh is turned about the axis (a prism turned by 10 degrees has no vertex on the x axis)."""
@@ -212,6 +260,20 @@ def test_a_turned_meshs_radial_extent_is_its_farthest_vertex_from_the_axis():
     turned = Mesh(prism.vertices @ np.array([[c, -s, 0.0], [s, c, 0.0], [0.0, 0.0, 1.0]]).T, prism.faces)
     assert turned.radial_extent == pytest.approx(4e-4, rel=1e-14)
     assert Hull([turned]).radial_extent == pytest.approx(4e-4, rel=1e-14)
+
+
+@pytest.mark.parametrize("g", CLOSED + [SCREW, Box(4.0, 3.0, 2.0), cylinder_mesh(1.0, 3.0, 7)],
+                         ids=lambda g: type(g).__name__)
+def test_each_kinds_radial_extent_is_as_far_as_its_surface_reaches_from_its_axis(g):
+    """``radial_extent`` (which ``contact`` 0.1.0 holds the centre at) is the farthest any point of the kind
+    lies from its own z axis: no sample lies beyond it, and the farthest sample falls short of it by no
+    more than the sampling's shortfall (the farthest surface point lies that close to some sample). A box
+    reaches the half diagonal of its cross-section, an ellipsoid its larger semi-axis across z."""
+    spacing = g.size / 400
+    points = np.asarray(g.sample(spacing)[0])
+    reach = np.hypot(points[:, 0], points[:, 1]).max()
+    assert reach <= g.radial_extent * (1 + 1e-12)
+    assert g.radial_extent - reach <= g.shortfall(spacing)
 
 
 def test_a_hulls_radial_extent_bounds_its_samples_and_grows_only_with_offsets_across_the_axis():

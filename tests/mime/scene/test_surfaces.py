@@ -41,8 +41,25 @@ def test_distance_falls_along_the_outward_normal(x):
 
 def test_surfaces_are_equal_by_their_parameters():
     assert Tube(1.0).inner_surface == Tube(1.0).inner_surface
+    assert hash(Tube(1.0).inner_surface) == hash(Tube(1.0).inner_surface)
     assert hash(Floor().surface) == hash(Floor().surface)
-    assert Tube(1.0).inner_surface != Tube(2.0).inner_surface
+
+
+@pytest.mark.parametrize("other", [
+    lambda: Tube(2.0).inner_surface,
+    lambda: Tube(1.0, axis=(0.0, 1.0, 0.0)).inner_surface,
+    lambda: Tube(1.0, centre=(0.0, 0.0, 0.5)).inner_surface,  # moved across its axis: another wall
+    lambda: Plane(point=(0.0, 0.0, 1.0), normal=(1.0, 0.0, 0.0)),
+], ids=["radius", "axis", "centre", "plane"])
+def test_a_tube_wall_differing_in_any_one_parameter_is_another_surface(other):
+    """Equality is what a built experiment and a document compare surfaces by: two tubes whose walls
+    differ in their radius, their axis or where their axis lies are different surfaces."""
+    assert Tube(1.0).inner_surface != other()
+
+
+@pytest.mark.parametrize("other", [Plane(point=(0.0, 0.0, 1.0)), Plane(normal=(0.0, 1.0, 1.0))], ids=["point", "normal"])
+def test_a_plane_differing_in_its_point_or_its_normal_is_another_surface(other):
+    assert Plane() != other and Plane() == Plane()
 
 
 @pytest.mark.parametrize(
@@ -70,3 +87,16 @@ def test_a_point_within_a_subnormal_square_of_the_axis_takes_the_fallback_normal
     with jax.enable_x64(True):
         _, n = tube.inner_surface.distance_and_normal(jnp.array([0.7, -2e-154, 0.0]))
         assert np.asarray(n).tolist() == [0.0, 1.0, 0.0]
+
+
+@pytest.mark.parametrize("axis", [(1.0, 1.0, 0.0), (1.0, 2.0, 3.0), (0.0, -1.0, 1.0)])
+def test_on_a_slanted_tubes_axis_the_fallback_normal_is_a_unit_vector_across_the_axis(axis):
+    """On the axis every direction across it is as near, and the wall takes a fixed one: it must lie across
+    the axis (the wall's normal never has an axial part) and be of unit length, for a tube along any axis."""
+    tube = Tube(radius=2.0, axis=axis, centre=(0.5, -1.0, 2.0))
+    a = np.asarray(axis) / np.linalg.norm(axis)
+    with jax.enable_x64(True):
+        d, n = tube.inner_surface.distance_and_normal(jnp.asarray(tube.centre))  # exactly on the axis
+    n = np.asarray(n)
+    assert float(d) == 2.0
+    assert abs(n @ a) <= 1e-15 and abs(np.linalg.norm(n) - 1.0) <= 1e-15

@@ -252,6 +252,8 @@ def moved(before: Any, after: Any) -> bool:
 
     >>> moved(1.0, 1.0), moved(1.0, 1.0 + 2**-52), moved("nan", float("nan"))
     (False, True, False)
+    >>> moved(1.0, "nan"), moved(float("nan"), 0.0)  # a number that became NaN moved, and back
+    (True, True)
     """
     a, b = _number(before), _number(after)
     if a is None or b is None:
@@ -271,6 +273,11 @@ def tolerance_used(claim: Mapping[str, Any]) -> float | None:
     0.5
     >>> tolerance_used({"measured": 1.0, "expected": 1.0, "atol": None, "rtol": None}) is None
     True
+
+    A value that is not finite, measured or expected, is off the scale (the ledger writes it as text):
+
+    >>> [tolerance_used({"measured": m, "expected": e, "atol": 0.1}) for m, e in (("nan", 1.0), (1.0, "inf"))]
+    [inf, inf]
     """
     if claim.get("description"):
         return None

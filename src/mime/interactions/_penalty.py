@@ -168,7 +168,7 @@ def plan_penalty(*, body: Any, surface: Any, stiffness: float, damping: float = 
         damping: ``c`` per point, N s/m (>= 0).
         points: Body-frame contact points, ``(n, 3)`` m; by default the hull's samples. Points
             that coincide (a box's edges and corners are samples of several faces) take one
-            spring between them.
+            spring between them; the others keep the order they are given in.
         spacing: Sampling spacing of the hull, m (needed without ``points``).
         margin: Where the springs engage: a point closer than this to the surface (m, >= 0).
     """

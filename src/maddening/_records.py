@@ -10,7 +10,7 @@ from __future__ import annotations
 from maddening import anomalies, verification
 from maddening.nodes.ball import BallNode
 
-_SPEC = "BallNode specification (MADD-NODE-001, ball-node.md)"
+_SPEC = "BallNode specification MADD-NODE-001, seed file ball-node.md"
 _VER_TESTS = "tests/maddening/verification/test_mms_order_ode_nodes.py"
 _NODE_TESTS = "tests/maddening/nodes"
 

@@ -47,9 +47,16 @@ __all__ = [
 ]
 
 _TESTS = "tests/mime/test_mime_anomalies.py"
-RECORDED = ("measure_<id>() when the record's figures were written: mime at commit db85b31, "
-            "2026-12-04, float64 on an x86-64 CPU")
-"""Where every MIME record's stated figures come from (MIME-ANO-140's apart: :data:`RECORDED_140`)."""
+RECORDED = "when the record's figures were written: mime at commit db85b31, 2026-12-04, float64 on an x86-64 CPU"
+"""When every MIME record's stated figures were measured (MIME-ANO-140's apart: :data:`RECORDED_140`); a
+record's source names its own measure before it (``_source``)."""
+
+
+def _source(measure: Any) -> str:
+    """A record's source: the function that measured its stated figures, and when (:data:`RECORDED`)."""
+    return f"{measure.__name__}() {RECORDED}"
+
+
 RECORDED_140 = ("measure_140() when MIME's programs were first compiled under mime._compile's options (no fusion "
                 "handed to YNNPACK), 2026-12-05, float64 on an x86-64 CPU. The kicks follow the last bits of the "
                 "step's arithmetic: under XLA's default options the same scene kicked fewer times and less hard "
@@ -356,7 +363,7 @@ RECORDS = (
         id="MIME-ANO-131",
         title=(
             "A body held by its samples, or a screw by its support, loses spin it should keep "
-            "(0.1.0's pass through a narrow tube's wall resolved in 0.4.0)"
+            "(the record's first part, 0.1.0's pass through a narrow tube's wall, is resolved in 0.4.0)"
         ),
         affects=(
             "mime.interactions.contact.Contact",
@@ -381,7 +388,7 @@ RECORDS = (
         ),
         figures={"pass_through_010_mm": 0.24999873219642804, "mesh_spin_kept": -0.0012399674192566177,
                  "mesh_held_by_samples_share": 1.0, "screw_spin_lost_most": 0.0014676174914262097},
-        source=RECORDED,
+        source=_source(measure_131),
         # the mesh's stick-slip on its facets turns on last bits: its kept share is held to "loses it all"
         # (within a hundredth), the flag's share exactly, the rest smoothly
         tolerance={"pass_through_010_mm": _SMOOTH, "mesh_spin_kept": 0.01, "mesh_held_by_samples_share": 0.0,
@@ -409,7 +416,7 @@ RECORDS = (
         ),
         figures={"umr_screw_share_over_starts": 0.075, "umr_screw_most_over_starts": 1.0,
                  "spin_screw_share_over_starts": 0.0},
-        source=RECORDED,
+        source=_source(measure_134),
         tolerance={"umr_screw_share_over_starts": 0.0, "umr_screw_most_over_starts": 0.0,
                    "spin_screw_share_over_starts": 0.0},  # counts over the build's poses: exact
         measure=measure_134,
@@ -449,7 +456,7 @@ RECORDS = (
             "is past the margin while every first-pass point is not, and the run keeps the margin."
         ),
         figures={"second_pass_catch_share": 0.35, "first_pass_points_miss_m": 2.8732119160199403e-07},
-        source=RECORDED,
+        source=_source(measure_136),
         # a share of the run's 600 steps, exact; the largest miss moves smoothly (m)
         tolerance={"second_pass_catch_share": 0.0, "first_pass_points_miss_m": _SMOOTH * 1e-3},
         measure=measure_136,
@@ -506,7 +513,7 @@ RECORDS = (
         ),
         figures={"normal_speed_error_most": 0.021274241814984322, "spin_error_most": 0.028615048081341035,
                  "normal_speed_error_least": 0.00198372659437079, "steps_flagged_unconverged": 0.0},
-        source=RECORDED,
+        source=_source(measure_139),
         tolerance={"normal_speed_error_most": _SMOOTH, "spin_error_most": _SMOOTH,
                    "normal_speed_error_least": _SMOOTH, "steps_flagged_unconverged": 0.0},
         measure=measure_139,

@@ -75,9 +75,9 @@ Time = Dimension("time", "s", "Time")
 Mass = Dimension("mass", "kg", "Mass")
 Dimensionless = Dimension("dimensionless", "", "Dimensionless")
 Stiffness = Dimension("stiffness", "N/m", "Stiffness")
-"""A spring's force per unit compression (kg s^-2), such as a penalty contact's."""
+"""A spring's force per unit compression, N/m, such as a penalty contact's."""
 Damping = Dimension("damping", "N s/m", "Damping")
-"""A dashpot's force per unit speed (kg s^-1)."""
+"""A dashpot's force per unit speed, N s/m."""
 
 
 @dataclass(frozen=True)

@@ -82,8 +82,8 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
     """A claim's measured and expected values as a reader sees them: ``(measured, expected)``.
 
     Six significant digits, unless they would hide a difference of more than a tenth of what the
-    tolerance allows (any difference, for an exact claim); then the measured value is the
-    expected one plus the difference, to two digits:
+    tolerance allows (any difference, for an exact claim). Then, where the expected value is written
+    exactly, the measured value is the expected one plus the difference, to two digits:
 
     >>> claim_values(1.0000000008125605, 1.0, atol=1e-9)  # 81 % of the tolerance
     ('1 + 8.1e-10', '1')
@@ -98,10 +98,14 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
     >>> claim_values(1.0 + 1.5e-10, 1.0, atol=1e-9), claim_values(1.0 + 8e-11, 1.0, atol=1e-9)
     (('1 + 1.5e-10', '1'), ('1', '1'))
 
-    Where the expected value itself is not written exactly, the difference is added to "expected":
+    Where the expected value itself is not written exactly, both are written with the fewest more
+    digits that tell them apart (the same count, trailing zeros kept), each within a twentieth of the
+    tolerance of its value:
 
     >>> claim_values(0.6 + 4e-11, 0.6 - 1e-15, atol=5e-11)
-    ('expected + 4e-11', '0.6')
+    ('0.60000000004', '0.60000000000')
+    >>> claim_values(1247.5566519727263, 1247.5603072237213, rtol=1.5625e-05)
+    ('1247.557', '1247.560')
     >>> claim_values(float("nan"), 1.0, atol=0.1)
     ('nan', '1')
     """
@@ -114,5 +118,11 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
                 and m_text != e_text)
     if resolved or (tenth > 0 and abs(difference) <= tenth):
         return m_text, e_text
-    base = e_text if float(e_text) == expected else "expected"
-    return f"{base} {'+' if difference > 0 else '-'} {abs(difference):.2g}", e_text
+    if float(e_text) == expected:
+        return f"{e_text} {'+' if difference > 0 else '-'} {abs(difference):.2g}", e_text
+    for digits in range(DIGITS + 1, 18):  # at 17 digits each is its own value, so the loop always returns
+        m_text, e_text = f"{measured:#.{digits}g}", f"{expected:#.{digits}g}"  # '#': trailing zeros kept, columns align
+        if (m_text != e_text and abs(float(m_text) - measured) <= tenth / 2
+                and abs(float(e_text) - expected) <= tenth / 2):
+            break
+    return m_text, e_text

@@ -585,9 +585,11 @@ def _write_cached_outputs(app, doctree) -> None:
 
 
 def setup(app) -> dict[str, Any]:
+    from specbook import _api_values
     from specbook._collector import relax_during_build
 
     relax_during_build(app)
+    _api_values.setup(app)  # the API pages show a constant's value only when it is a short literal
     app.connect("doctree-read", _write_cached_outputs)
     app.connect("env-get-outdated", _bring_cache_up_to_date, priority=100)
     app.connect("env-before-read-docs", _read_stale_pages_last)

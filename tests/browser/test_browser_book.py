@@ -6,6 +6,8 @@ Each test names the page it judges; the failure message quotes what the browser 
 
 from __future__ import annotations
 
+import html
+import re
 import urllib.error
 import urllib.request
 from collections import Counter
@@ -15,6 +17,8 @@ import pytest
 from book_pages import built_source, format_glue_text, glued_values, page_references, toc_pages
 from browser_visit import front_door, next_walk
 from reader_defects import SCREENS, rounded_to_zero
+
+from specbook._api_values import WIDEST
 
 PAGES = toc_pages()
 # Text a reader must never see: a glue or role that failed to render.
@@ -206,3 +210,17 @@ def test_a_page_that_claims_ends_with_its_claims_table(visit, book_html, doc):
         f"{doc}: its last code cell shows a table that is not the claims table: {table['header']}")
     assert claims is not None and table["rows"] == claims, (
         f"{doc}: the claims table shows {table['rows']} rows for {claims} claims")
+
+
+_VALUE = re.compile(r'<em class="property"><span class="w"> </span><span class="p"><span class="pre">=</span></span>(.*?)</em>',
+                    re.S)
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_an_api_entry_shows_a_value_only_when_it_is_short(book_html, doc):
+    """An API entry's header shows its constant's value only when it reads as a short literal
+    (``specbook._api_values``): never a tuple of records, a dict of classes or an object's ``repr``."""
+    text = (book_html / f"{doc}.html").read_text(encoding="utf-8")
+    shown = [html.unescape(re.sub(r"<[^>]+>", "", v)).strip() for v in _VALUE.findall(text)]
+    long = [v for v in shown if len(v) > WIDEST or "<" in v]
+    assert not long, f"{doc}: API values a reader has to climb over: {[v[:120] for v in long]}"

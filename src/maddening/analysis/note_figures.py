@@ -13,7 +13,7 @@ from dataclasses import dataclass
 
 __all__ = ["BAR", "FIGURES", "NoteFigure", "OFF_CENTRE", "SINGLE_MODE", "figure"]
 
-SOURCE = "contact-mode stability note (seed 003_a4793e0ba00c9a8d.txt)"
+SOURCE = "contact-mode stability note (seed file contact-mode-stability.txt)"
 
 
 @dataclass(frozen=True)

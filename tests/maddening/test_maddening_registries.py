@@ -75,6 +75,16 @@ def test_figure_rows_can_list_the_stated_figures_alone():
     assert all(r.measured is None and not r.compared for r in rows)
 
 
+def test_figure_rows_list_the_stated_figures_then_those_only_measured():
+    """A figure the measure returns but the record never stated is still shown, measured and not compared,
+    after the stated ones in their order (a figure added to a measure is seen before it is stated)."""
+    record = anomalies.Anomaly("X-3", "t", (), "open", None, "x::y", figures={"b": 2.0, "a": 1.0},
+                               measure=lambda: {"a": 1.5, "c": 3.0, "b": 2.0})
+    rows = anomalies.figure_rows(record)
+    assert [(r.figure, r.stated, r.measured, r.compared) for r in rows] == [
+        ("b", 2.0, 2.0, True), ("a", 1.0, 1.5, True), ("c", None, 3.0, False)]
+
+
 def test_a_record_bounds_each_stated_figure_on_its_own_and_no_other():
     record = anomalies.Anomaly("X-2", "t", (), "open", None, "x::y", figures={"a": 1.0, "b": 2e-7},
                                tolerance={"a": 0.0, "b": 1e-12})

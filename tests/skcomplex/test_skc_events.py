@@ -107,6 +107,9 @@ def test_markers_crossed_at_one_instant_are_one_event(x0, v):
     trajectory = simulate(_ONE_LEVEL, 0.37, 0.37 * math.ceil(((0.3 - x0) / v + 0.05) / 0.37), x=x0, x_d1=v).trajectory_
     assert [e.interactions for e in trajectory.events] == [("m1", "m2", "m3")]
     assert abs(trajectory.events[0].time - (0.3 - x0) / v) <= 1e-12 * (0.3 - x0) / v
+    # the one event is each marker's crossing: asked by any of them, the trajectory gives its time
+    for label in ("m1", "m2", "m3"):
+        assert trajectory.event_times(label).tolist() == [trajectory.events[0].time]
 
 
 def test_exceeding_the_event_bound_is_an_error():

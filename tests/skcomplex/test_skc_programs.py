@@ -1,6 +1,7 @@
 """The run loop is shared between simulations whose steps trace alike, and only between those."""
 
 import jax
+import jax.numpy as jnp
 import numpy as np
 import pytest
 
@@ -117,3 +118,31 @@ def test_guards_made_by_one_factory_are_different_programs_and_keep_their_own_wa
     # finder's promised EVENT_TIME_RTOL)
     assert near.events[0].time == pytest.approx(1.0, abs=1e-12)
     assert far.events[0].time == pytest.approx(1.5, abs=1e-12)
+
+
+class Window(ReflectionInteraction):
+    """A wall that reflects only where the point's height lies in ``window``: an array argument, read from Python
+    by the step (it is no traced parameter), so two windows are two programs even with one guard."""
+
+    def __init__(self, label, *, target, guard, window, restitution=1.0):
+        super().__init__(label, target=target, guard=guard, restitution=restitution)
+        self.window = np.asarray(window, dtype=float)
+
+    def active(self, states):
+        y = self.namespace(states).target.x[1]
+        return jnp.reshape((y >= self.window[0]) & (y <= self.window[1]), ())
+
+
+def test_an_array_argument_of_other_values_is_another_program():
+    """A key that took an array's shape and dtype but not its values would hand the second window the first's
+    program: the point at height 0.5 would bounce off a wall whose window is [2, 3]."""
+
+    def run(window):
+        ball = PointElement("ball", x=[0.0, 0.5], x_d1=[1.0, 0.0])
+        wall = Window("wall", target="ball", guard=at_one, window=window)
+        return Simulation(System([ball], [wall], ContinuousSpace(2)), dt=0.1).prepare()
+
+    inside, outside = run([0.0, 1.0]), run([2.0, 3.0])
+    assert inside._chunk is not outside._chunk
+    assert inside.run(until=2.0).trajectory_.values("ball.x")[-1][0] == pytest.approx(0.0, abs=1e-12)
+    assert outside.run(until=2.0).trajectory_.values("ball.x")[-1][0] == pytest.approx(2.0, abs=1e-12)

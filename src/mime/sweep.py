@@ -494,6 +494,8 @@ SWEEP_SPEED = 0.1
 """The largest starting speed, m/s: a start this fast closes its clearance in one step."""
 SWEEP_SPIN = 60.0
 """The largest starting spin, rad/s: about 3.4 degrees a step, so a millimetre hull's end moves about 0.06 mm."""
+SWEEP_MASS = 1e-6
+"""Each swept body's mass, kg (1 mg, the contact's demos' bodies)."""
 SWEEP_PUSH = 2e-5
 """The steady push into the floor, N (twice the weight of the 1 mg bodies' drop in the contact's demos)."""
 
@@ -528,7 +530,7 @@ def margin_sweep(kind: str, n: int, *, seed: int = 0, steps: int = SWEEP_STEPS, 
 
     kinds = sweep_kinds()
     OneOf(f"one of {sorted(kinds)}", choices=tuple(kinds)).check(kind, "kind", where="margin_sweep")
-    body = demos.make_body(kinds[kind], mass=1e-6, name=kind.replace(" ", "_"), force=ConstantLoad((0.0, 0.0, -SWEEP_PUSH)))
+    body = demos.make_body(kinds[kind], mass=SWEEP_MASS, name=kind.replace(" ", "_"), force=ConstantLoad((0.0, 0.0, -SWEEP_PUSH)))
     built = demos.attach(body, demos.FLOOR.surface)
     starts = random_starts(built, n, seed=seed, clearance=SWEEP_CLEARANCE, speed=SWEEP_SPEED, spin=SWEEP_SPIN)
     return run_sweep(built, starts, dt=demos.DT, steps=steps, mesh=mesh)

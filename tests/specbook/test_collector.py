@@ -51,5 +51,6 @@ def test_the_extension_relaxes_the_collector_when_sphinx_loads_it(thresholds):
 
     app = App()
     app.add_node = app.add_directive = app.add_config_value = lambda *a, **k: None
+    app.setup_extension = app.add_autodocumenter = lambda *a, **k: None
     sphinxext.setup(app)
     assert gc.get_threshold() == _collector.THRESHOLDS

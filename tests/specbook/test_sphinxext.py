@@ -70,3 +70,25 @@ def test_a_source_links_to_its_nearest_documented_object_but_never_to_a_bare_pac
     assert sphinxext._api_entry(app, "book/a", "specbook.claims.ORDER") == (
         "specbook.claims", "../api/specbook.html#specbook.claims")
     assert sphinxext._api_entry(app, "book/a", "specbook.undocumented") is None
+
+
+def test_the_book_replaces_autodocs_data_and_attribute_documenters_with_ones_that_hide_long_values():
+    """``specbook._api_values.setup`` puts its two documenters in place of autodoc's (``override=True``); each is
+    autodoc's own but for the value, which it hides unless ``plain`` (the browser stage checks the built pages)."""
+    from sphinx.ext.autodoc import AttributeDocumenter, DataDocumenter
+
+    from specbook import _api_values
+
+    calls = []
+
+    class App:
+        def setup_extension(self, name):
+            calls.append(("extension", name))
+
+        def add_autodocumenter(self, cls, override=False):
+            calls.append((cls.objtype, override, cls.__mro__[1]))
+
+    _api_values.setup(App())
+    assert calls == [("extension", "sphinx.ext.autodoc"), ("data", True, DataDocumenter),
+                     ("attribute", True, AttributeDocumenter)]
+    assert _api_values.plain((1.0, "a")) and not _api_values.plain(("x" * _api_values.WIDEST,))

@@ -271,6 +271,15 @@ def test_the_build_key_changes_with_any_source_and_only_then(tmp_path):
         edit.write_text(edit.read_text() + "\n# an edit\n")
         assert buildkey.build_key(book) != key, edit
         key = buildkey.build_key(book)
+    for name in ("_toc.yml", "bibliography.bib", "pyproject.toml"):  # the other files at the root the build reads
+        path = book / name
+        path.write_text((path.read_text() if path.exists() else "") + "\n# an edit\n")
+        assert buildkey.build_key(book) != key, name
+        key = buildkey.build_key(book)
+    # a file renamed with its bytes unchanged: a page's address or a module's name is what the build reads too
+    (book / "src" / "tiny" / "unused.py").rename(book / "src" / "tiny" / "unused_too.py")  # in the same place in order
+    assert buildkey.build_key(book) != key
+    key = buildkey.build_key(book)
     # a fault run stored or run again: the kill matrix the ledger shows changes, so the site is not current
     run = book / "_build" / "faults" / "runs" / "a_fault" / "book_page.md.json"
     run.parent.mkdir(parents=True)

@@ -184,6 +184,17 @@ def test_bad_input(kw, match):
         _body(**kw)
 
 
+def test_an_orientation_near_unit_length_is_made_unit_and_a_unit_one_is_kept_bit_for_bit():
+    """A quaternion within the accepted tolerance of unit length (a rounding of a saved value, say) is
+    divided by its length, so the body starts on a true rotation; one that is a unit quaternion to the
+    last bits is kept exactly as given."""
+    near = _body(orientation=(1.0 + 1e-7, 0.0, 0.0, 0.0)).start.orientation
+    assert abs(float(np.linalg.norm(near)) - 1.0) <= 1e-15
+    half = 0.5 ** 0.5
+    kept = _body(orientation=(half, 0.0, half, 0.0)).start.orientation
+    assert kept.tolist() == [half, 0.0, half, 0.0]
+
+
 def test_building_changes_no_body():
     """The contact's plan is the built experiment's; the body is never attached to, and offers no way to be."""
     from mime import Experiment, mm

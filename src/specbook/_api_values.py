@@ -41,22 +41,17 @@ def plain(value: Any) -> bool:
     return len(object_description(value)) <= WIDEST
 
 
-def _documenters() -> tuple[type, type]:
+class _PlainValues:
+    """Mixed in before autodoc's ``data`` and ``attribute`` documenters: a value shows only when it is plain."""
+
+    def should_suppress_value_header(self) -> bool:
+        return super().should_suppress_value_header() or not plain(self.object)  # type: ignore[misc]
+
+
+def _documenters() -> tuple[type, ...]:
     from sphinx.ext.autodoc import AttributeDocumenter, DataDocumenter
 
-    class Data(DataDocumenter):
-        """Autodoc's ``data`` documenter, showing a value only when it is plain (:func:`plain`)."""
-
-        def should_suppress_value_header(self) -> bool:
-            return super().should_suppress_value_header() or not plain(self.object)
-
-    class Attribute(AttributeDocumenter):
-        """Autodoc's ``attribute`` documenter, showing a value only when it is plain (:func:`plain`)."""
-
-        def should_suppress_value_header(self) -> bool:
-            return super().should_suppress_value_header() or not plain(self.object)
-
-    return Data, Attribute
+    return tuple(type(base.__name__, (_PlainValues, base), {}) for base in (DataDocumenter, AttributeDocumenter))
 
 
 def setup(app: Any) -> None:

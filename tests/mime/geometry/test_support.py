@@ -119,6 +119,19 @@ def test_kinds_with_no_support_query_refuse_it_and_keep_their_shortfall(g):
     assert cKDTree(pts).query(q)[0].max() <= g.shortfall(h) + 1e-12
 
 
+@pytest.mark.parametrize("g", [Cylinder(0.5, 1.0), Capsule(0.5, 1.0), Cylinder(0.5, 1.1)], ids=["cylinder", "capsule", "off"])
+def test_a_round_sides_points_lie_within_the_shortfall_of_a_sample(g):
+    """The side of a cylinder or a capsule, its length a whole number of spacings or not: random points of it
+    lie within the stated shortfall of the nearest sample (a side sampled one ring short left a gap of two
+    spacings along the axis when the length is two spacings, and points a spacing and more from any sample)."""
+    h = 0.5
+    pts = np.asarray(g.sample(h)[0])
+    rng = np.random.default_rng(5)
+    theta, z = rng.uniform(0.0, 2 * np.pi, 4000), rng.uniform(-g.length / 2, g.length / 2, 4000)
+    side = np.stack([g.radius * np.cos(theta), g.radius * np.sin(theta), z], axis=1)
+    assert cKDTree(pts).query(side)[0].max() <= g.shortfall(h) + 1e-12
+
+
 @pytest.mark.parametrize("g", CLOSED + [SCREW, Box(2.0, 1.0, 0.5)], ids=lambda g: type(g).__name__)
 def test_samples_lie_about_a_spacing_apart_and_within_the_size(g):
     h = 0.1

@@ -30,6 +30,7 @@ import jax
 from maddening import anomalies
 from maddening.errors import invalid
 from mime._compile import jit
+from mime.peer import KICK
 
 __all__ = [
     "RECORDS",
@@ -532,7 +533,7 @@ RECORDS = (
             "should never turn; it is held at its four lowest samples, whose rows are four on three "
             "degrees of freedom, and on some steps the fixed sweeps stop short and leave a spin about an "
             "axis along the floor, which the next steps take back. Size: the figures count the kicks "
-            "above mime.peer.KICK rad/s and give the largest spin. What flags it: unconverged, raised on "
+            f"above {KICK:g} rad/s (mime.peer.KICK) and give the largest spin. What flags it: unconverged, raised on "
             "the step each kick starts (the figures count those). The along-slope motion stays exact, "
             "and so does the margin; MuJoCo on the same scene keeps the spin at rounding."
         ),

@@ -30,7 +30,7 @@ import jax
 from maddening import anomalies
 from maddening.errors import invalid
 from mime._compile import jit
-from mime.peer import KICK
+from mime import peer
 
 __all__ = [
     "RECORDS",
@@ -323,8 +323,6 @@ def measure_136() -> dict[str, float]:
 # ---------------------------------------------------------------------------------------
 @lru_cache(maxsize=None)
 def _mid_step() -> dict[str, float]:
-    from mime import peer
-
     r = peer.mid_step_landing(peer.run_mime)
     return {
         "phases": float(len(r["phase"])),
@@ -343,8 +341,6 @@ def measure_139() -> dict[str, float]:
 
 @lru_cache(maxsize=None)
 def _incline_box() -> dict[str, float]:
-    from mime import peer
-
     scene = peer.SCENES["incline box"]
     out = {"steps": float(scene.steps)}
     out.update(peer.spin_kicks(peer.run_mime(scene)))
@@ -533,7 +529,7 @@ RECORDS = (
             "should never turn; it is held at its four lowest samples, whose rows are four on three "
             "degrees of freedom, and on some steps the fixed sweeps stop short and leave a spin about an "
             "axis along the floor, which the next steps take back. Size: the figures count the kicks "
-            f"above {KICK:g} rad/s (mime.peer.KICK) and give the largest spin. What flags it: unconverged, raised on "
+            f"above {peer.KICK:g} rad/s (mime.peer.KICK) and give the largest spin. What flags it: unconverged, raised on "
             "the step each kick starts (the figures count those). The along-slope motion stays exact, "
             "and so does the margin; MuJoCo on the same scene keeps the spin at rounding."
         ),

@@ -342,7 +342,9 @@ def narrow_tube(steps: int = STEPS) -> NarrowTube:
 # 3. spin on the floor
 # ---------------------------------------------------------------------------------------
 SPIN_CYLINDER = Cylinder(radius=5e-4, length=2e-3)
-SPIN_MESH = cylinder_mesh(5e-4, 2e-3, 24)
+SPIN_MESH_SIDES = 24
+"""The sides of the spinning cylinder's mesh (MIME-ANO-131)."""
+SPIN_MESH = cylinder_mesh(5e-4, 2e-3, SPIN_MESH_SIDES)
 SPIN_SCREW = Screw(core_radius=4e-4, thread_depth=1e-4, pitch=6e-4, length=2e-3)
 SPIN = 40.0
 """The spin the bodies are started with, rad/s."""

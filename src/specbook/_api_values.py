@@ -13,8 +13,9 @@ in each long constant's docstring.
 
 >>> plain(0.5), plain("remove_outward"), plain((1, 2, 3)), plain(None)
 (True, True, True, True)
->>> plain({"box": int}), plain(tuple(range(40))), plain(object())
-(False, False, False)
+>>> import numpy as np
+>>> plain({"box": int}), plain(tuple(range(40))), plain(object()), plain(np.float64(0.5))
+(False, False, False, False)
 """
 
 from __future__ import annotations
@@ -33,10 +34,10 @@ def plain(value: Any) -> bool:
     """Whether ``value`` reads well as an API header's value: a short literal, or a short tuple of them."""
     from sphinx.util.inspect import object_description
 
-    if isinstance(value, (tuple, frozenset)):
-        if not all(isinstance(v, _LITERALS) for v in value):
+    if type(value) in (tuple, frozenset):
+        if not all(type(v) in _LITERALS for v in value):
             return False
-    elif not isinstance(value, _LITERALS):
+    elif type(value) not in _LITERALS:  # exactly: a NumPy scalar or an enum member is no literal to a reader
         return False
     return len(object_description(value)) <= WIDEST
 

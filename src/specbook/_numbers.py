@@ -5,7 +5,8 @@ difference that uses most of a tight tolerance: ``1.0000000008`` against ``1`` w
 of ``1e-09`` read "measured 1; expected 1". Writing more digits would show it, but a long run
 of zeros or nines reads as a float's binary noise. So where six digits cannot resolve a tenth
 of what the tolerance allows, and the difference is more than that tenth, the measured value is
-written as the expected one plus the difference: ``1 + 8.1e-10``.
+written as the expected one plus the difference, ``1 + 8.1e-10``, where the expected value is
+written exactly; where it is not, both get the fewest more digits that tell them apart.
 
 Prose writes a small or large number in powers of ten (:func:`scientific`: ``1.5 × 10⁻¹⁸``), not
 in a float's e-notation.
@@ -106,6 +107,8 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
     ('0.60000000004', '0.60000000000')
     >>> claim_values(1247.5566519727263, 1247.5603072237213, rtol=1.5625e-05)
     ('1247.557', '1247.560')
+    >>> claim_values(0.5, 1 / 3)  # an exact claim: as many digits as tell the two apart
+    ('0.500000', '0.333333')
     >>> claim_values(float("nan"), 1.0, atol=0.1)
     ('nan', '1')
     """
@@ -120,9 +123,12 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
         return m_text, e_text
     if float(e_text) == expected:
         return f"{e_text} {'+' if difference > 0 else '-'} {abs(difference):.2g}", e_text
-    for digits in range(DIGITS + 1, 18):  # at 17 digits each is its own value, so the loop always returns
-        m_text, e_text = f"{measured:#.{digits}g}", f"{expected:#.{digits}g}"  # '#': trailing zeros kept, columns align
-        if (m_text != e_text and abs(float(m_text) - measured) <= tenth / 2
-                and abs(float(e_text) - expected) <= tenth / 2):
+    # each text within a twentieth of the tolerance of its value; of the difference, for an exact claim
+    close = tenth / 2 if tenth > 0 else abs(difference) / 20
+    for digits in range(DIGITS, 18):  # at 17 digits each is its own value, so the loop always returns
+        # '#': trailing zeros kept, so the two show as many digits; never a bare trailing point ('1234568.')
+        m_text, e_text = (f"{v:#.{digits}g}".rstrip(".") for v in (measured, expected))
+        if (m_text != e_text and abs(float(m_text) - measured) <= close
+                and abs(float(e_text) - expected) <= close):
             break
     return m_text, e_text

@@ -6,6 +6,7 @@ Each test names the page it judges; the failure message quotes what the browser 
 
 from __future__ import annotations
 
+import ast
 import html
 import re
 import urllib.error
@@ -222,5 +223,15 @@ def test_an_api_entry_shows_a_value_only_when_it_is_short(book_html, doc):
     (``specbook._api_values``): never a tuple of records, a dict of classes or an object's ``repr``."""
     text = (book_html / f"{doc}.html").read_text(encoding="utf-8")
     shown = [html.unescape(re.sub(r"<[^>]+>", "", v)).strip() for v in _VALUE.findall(text)]
-    long = [v for v in shown if len(v) > WIDEST or "<" in v]
-    assert not long, f"{doc}: API values a reader has to climb over: {[v[:120] for v in long]}"
+    if doc == "book/mime/api":  # the pattern still finds the values autodoc writes (else every page passes)
+        assert len(shown) >= 10, shown
+    bad = [v for v in shown if len(v) > WIDEST or not _literal(v)]
+    assert not bad, f"{doc}: API values a reader has to climb over: {[v[:120] for v in bad]}"
+
+
+def _literal(text: str) -> bool:
+    try:
+        ast.literal_eval(text)
+    except (ValueError, SyntaxError):
+        return False
+    return True

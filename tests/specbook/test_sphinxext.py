@@ -92,3 +92,25 @@ def test_the_book_replaces_autodocs_data_and_attribute_documenters_with_ones_tha
     assert calls == [("extension", "sphinx.ext.autodoc"), ("data", True, DataDocumenter),
                      ("attribute", True, AttributeDocumenter)]
     assert _api_values.plain((1.0, "a")) and not _api_values.plain(("x" * _api_values.WIDEST,))
+
+
+@pytest.mark.parametrize("value, hidden", [(0.5, False), ("remove_outward", False), (tuple(range(40)), True),
+                                           ({"box": int}, True), (object(), True)])
+def test_the_books_documenters_hide_a_value_unless_it_is_plain_and_keep_autodocs_own_reasons(value, hidden):
+    """The mixin's answer over a documenter that would show every value, and over one that hides it anyway."""
+    from specbook._api_values import _PlainValues
+
+    class Shows:
+        def should_suppress_value_header(self):
+            return False
+
+    class Hides:
+        def should_suppress_value_header(self):
+            return True
+
+    shown = type("D", (_PlainValues, Shows), {})()
+    shown.object = value
+    assert shown.should_suppress_value_header() is hidden
+    kept = type("D", (_PlainValues, Hides), {})()
+    kept.object = value
+    assert kept.should_suppress_value_header() is True

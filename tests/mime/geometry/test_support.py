@@ -244,8 +244,8 @@ def test_a_screws_side_normals_are_perpendicular_to_the_surface():
 def test_a_screw_holds_no_more_local_deepest_points_than_it_declares():
     """``wall_maxima`` bounds how many local deepest points a flat wall can meet on the kind at once (the hold
     starts at most that many searches in a group). Counted here on a fine grid of the screw's side for 200
-    directions, the local maxima of the reach ``p . d`` never outnumber it; some directions reach one less
-    (a crest at each end as well as those between)."""
+    directions, the local maxima of the reach ``p . d`` never outnumber it, and the most any direction reaches
+    is one less (a crest at each end as well as those between)."""
     from scipy.ndimage import maximum_filter
 
     screw = Screw(1.0, 0.25, 1.0, 4.0)

@@ -190,9 +190,9 @@ def test_an_orientation_near_unit_length_is_made_unit_and_a_unit_one_is_kept_bit
     last bits is kept exactly as given."""
     near = _body(orientation=(1.0 + 1e-7, 0.0, 0.0, 0.0)).start.orientation
     assert abs(float(np.linalg.norm(near)) - 1.0) <= 1e-15
-    half = 0.5 ** 0.5
-    kept = _body(orientation=(half, 0.0, half, 0.0)).start.orientation
-    assert kept.tolist() == [half, 0.0, half, 0.0]
+    one_ulp_long = 1.0 + 2.0**-52  # dividing by its length would give 1.0
+    kept = _body(orientation=(one_ulp_long, 0.0, 0.0, 0.0)).start.orientation
+    assert kept.tolist() == [one_ulp_long, 0.0, 0.0, 0.0]
 
 
 def test_building_changes_no_body():

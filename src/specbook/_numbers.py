@@ -6,7 +6,7 @@ of ``1e-09`` read "measured 1; expected 1". Writing more digits would show it, b
 of zeros or nines reads as a float's binary noise. So where six digits cannot resolve a tenth
 of what the tolerance allows, and the difference is more than that tenth, the measured value is
 written as the expected one plus the difference, ``1 + 8.1e-10``, where the expected value is
-written exactly; where it is not, both get the fewest more digits that tell them apart.
+written exactly; where it is not, both get the fewest digits (six or more) that tell them apart.
 
 Prose writes a small or large number in powers of ten (:func:`scientific`: ``1.5 × 10⁻¹⁸``), not
 in a float's e-notation.
@@ -99,9 +99,9 @@ def claim_values(measured: float, expected: float, atol: float | None = None, rt
     >>> claim_values(1.0 + 1.5e-10, 1.0, atol=1e-9), claim_values(1.0 + 8e-11, 1.0, atol=1e-9)
     (('1 + 1.5e-10', '1'), ('1', '1'))
 
-    Where the expected value itself is not written exactly, both are written with the fewest more
-    digits that tell them apart (the same count, trailing zeros kept), each within a twentieth of the
-    tolerance of its value:
+    Where the expected value itself is not written exactly, both are written with the fewest
+    digits, six or more, that tell them apart (the same count, trailing zeros kept), each within a
+    twentieth of the tolerance of its value (of their difference, for an exact claim):
 
     >>> claim_values(0.6 + 4e-11, 0.6 - 1e-15, atol=5e-11)
     ('0.60000000004', '0.60000000000')

@@ -194,6 +194,17 @@ def test_each_sample_normal_is_the_outward_normal_of_a_supporting_plane(hull):
     assert ahead <= 1e-12 * np.max(np.abs(points)), ahead
 
 
+def _screw_radius(screw, theta, z):
+    """The screw's side radius, written here from its formula ``R = r + (h/2)(1 + cos(k z - theta))``, ``k = 2 pi / p``."""
+    return screw.core_radius + 0.5 * screw.thread_depth * (1 + np.cos(2 * math.pi / screw.pitch * z - theta))
+
+
+def _screw_side(screw, theta, z):
+    """The screw's side surface at ``(theta, z)``."""
+    r = _screw_radius(screw, theta, z)
+    return np.stack([r * np.cos(theta), r * np.sin(theta), z], axis=-1)
+
+
 def test_a_screws_sample_normals_point_out_of_its_solid():
     """A screw is not convex, so the supporting-plane test above does not hold for it; its normals are
     checked against its solid instead (``rho <= R(theta, z)``, ``|z| <= L/2``, written here from the
@@ -201,11 +212,10 @@ def test_a_screws_sample_normals_point_out_of_its_solid():
     enters it."""
     screw = Screw(2e-4, 8e-5, 3e-4, 1.2e-3)
     points, normals = (np.asarray(a) for a in screw.sample(4e-5)[:2])
-    k, h = 2 * math.pi / screw.pitch, screw.thread_depth
+    h = screw.thread_depth
 
     def inside(p):
-        theta = np.arctan2(p[:, 1], p[:, 0])
-        wall = screw.core_radius + 0.5 * h * (1 + np.cos(k * p[:, 2] - theta))
+        wall = _screw_radius(screw, np.arctan2(p[:, 1], p[:, 0]), p[:, 2])
         return (np.hypot(p[:, 0], p[:, 1]) < wall) & (np.abs(p[:, 2]) < screw.length / 2)
 
     side = np.abs(points[:, 2]) < screw.length / 2 - 1e-9  # the caps' rims are edges, their normals either way
@@ -215,13 +225,6 @@ def test_a_screws_sample_normals_point_out_of_its_solid():
     assert not inside(points[side] + step * normals[side]).any()
     assert inside(points[side] - step * normals[side]).all()
     np.testing.assert_array_equal(normals[caps][:, 2], np.sign(points[caps][:, 2]))
-
-
-def _screw_side(screw, theta, z):
-    """The screw's side surface at ``(theta, z)``, written here from its formula ``R = r + (h/2)(1 + cos(k z - theta))``."""
-    k, h = 2 * math.pi / screw.pitch, screw.thread_depth
-    r = screw.core_radius + 0.5 * h * (1 + np.cos(k * z - theta))
-    return np.stack([r * np.cos(theta), r * np.sin(theta), z], axis=-1)
 
 
 def test_a_screws_side_normals_are_perpendicular_to_the_surface():

@@ -101,6 +101,15 @@ async () => {
       }
     }
   }
+  // A docstring's example (a doctest block) whose lines run past its box: their ends are hidden
+  // behind the box's scroll bar, and a refusal's message is cut where it says what is allowed.
+  const hiddenCode = [];
+  for (const pre of article.querySelectorAll("div.doctest pre")) {
+    if (pre.scrollWidth > pre.clientWidth + 1) {
+      const longest = pre.innerText.split("\n").reduce((a, b) => (b.length > a.length ? b : a), "");
+      hiddenCode.push({hidden: pre.scrollWidth - pre.clientWidth, what: longest.trim().slice(0, 90)});
+    }
+  }
   // Words a table breaks inside: two letters or digits of one text node drawn on two lines (a break at a
   // <wbr>, after a dot or an underscore, falls between two text nodes and is not one).
   const brokenWords = [];
@@ -124,7 +133,7 @@ async () => {
       }
     }
   }
-  return {column: {left, width}, blocks, shownText, proseText, sentenceText, brokenWords,
+  return {column: {left, width}, blocks, shownText, proseText, sentenceText, brokenWords, hiddenCode,
           outputs, smallestProse: smallest, figures, mathShown, viewport: window.innerWidth,
           screen: window.innerHeight, height: page.scrollHeight,
           pageWidth: page.scrollWidth, windowWidth: page.clientWidth, overflow: overflow.slice(0, 5)};
@@ -366,6 +375,17 @@ def sideways(layout: dict) -> str | None:
     culprits = "; ".join(f"{o['tag']} to {o['right']} px: {o['what']}" for o in layout["overflow"])
     return (f"{layout['pageWidth']} px wide at a {layout['windowWidth']} px window; past its edge: "
             f"{culprits or 'nothing outside a scrolling box'}")
+
+
+def hidden_line_ends(layout: dict) -> list[str]:
+    """Docstring examples (doctest blocks) whose lines run past their box, each with its longest line.
+
+    >>> hidden_line_ends({"hiddenCode": [{"hidden": 212, "what": "maddening.ValidationError: steps = 2.0 is not"}]})
+    ['212 px hidden: maddening.ValidationError: steps = 2.0 is not']
+    >>> hidden_line_ends({"hiddenCode": []})
+    []
+    """
+    return [f"{c['hidden']} px hidden: {c['what']}" for c in layout["hiddenCode"]]
 
 
 _TYPE_FIELD = re.compile(r'<dt class="field-\w+">Type<span class="colon">:</span></dt>\s*<dd class="field-\w+"><p>(.*?)</p>', re.S)

@@ -21,7 +21,7 @@ import pytest
 import browser_visit
 from browser_visit import QuietHandler, visit_page
 from reader_defects import (
-    SCREENS, bare_value, broken_words, e_notation, float_noise, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, broken_words, e_notation, float_noise, hidden_line_ends, markdown_leaks, math_escapes, screens_tall, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -93,6 +93,8 @@ READER_BROKEN = _ARTICLE.format(title="reader-broken", body="""
 <table style="width: 688px"><tr><td style="width: 40px; overflow-wrap: anywhere"><code>Quantity</code></td>
 <td>a description that takes the rest of the row, as a table of settings has</td></tr></table>
 <pre style="overflow-x: auto">a code listing as long as a line can be, which scrolls inside its own box and so never widens the page at all, however long</pre>
+<div class="doctest highlight-default"><pre style="overflow-x: auto">&gt;&gt;&gt; whole_number(2.0, "steps", "a whole number &gt;= 1", where="oscillator_series")
+maddening.ValidationError: oscillator_series: steps = 2.0 is not allowed; expected a whole number &gt;= 1</pre></div>
 """.format(wide=_png(14, 10), plain=_png(5, 12)))
 
 READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
@@ -105,6 +107,8 @@ READER_CLEAN = _ARTICLE.format(title="reader-clean", body="""
 <table style="width: 688px"><tr><td style="width: 100px; overflow-wrap: anywhere"><code>SPACING_<wbr>FLOOR_<wbr>OF_<wbr>HULL</code></td>
 <td>a name broken after its underscores, between its words (without its breaks it would break inside one)</td></tr></table>
 <div class="math"><mjx-container display="true" style="display:block"><mjx-math style="display:inline-block; width: 400px">x</mjx-math></mjx-container></div>
+<div class="doctest highlight-default"><pre style="overflow-x: auto; white-space: pre-wrap; overflow-wrap: anywhere">&gt;&gt;&gt; whole_number(2.0, "steps", "a whole number &gt;= 1", where="oscillator_series")
+maddening.ValidationError: oscillator_series: steps = 2.0 is not allowed; expected a whole number &gt;= 1</pre></div>
 <div class="cell tag_hide-input"><div class="cell_output"><div class="output text_html">
 <img class="specbook-figure" alt="one panel at the column's width" src="data:image/png;base64,{fig}" data-min-font-pt="11" data-dpi="100" width="680">
 </div></div></div>
@@ -301,6 +305,12 @@ def test_a_page_wider_than_the_window_is_caught(reports):
     assert wide is not None and "em to " in wide and "re.compile('JAX_(COMPILATION_CACHE_" in wide, wide
     assert "code listing" not in wide, wide  # a listing that scrolls in its own box widens nothing
     assert sideways(reports["reader-clean"].layout) is None
+
+
+def test_a_docstring_example_that_hides_its_line_ends_is_caught(reports):
+    hidden = hidden_line_ends(reports["reader-broken"].layout)
+    assert len(hidden) == 1 and "px hidden: maddening.ValidationError: oscillator_series: steps = 2.0" in hidden[0], hidden
+    assert not hidden_line_ends(reports["reader-clean"].layout)  # the same example, wrapped in its box
 
 
 def test_figure_text_smaller_than_the_prose_is_caught(reports):

@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 from book_pages import toc_pages
 from reader_defects import (
-    SCREENS, bare_value, broken_words, e_notation, first_equation_number, float_noise, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
+    SCREENS, bare_value, broken_words, e_notation, first_equation_number, float_noise, hidden_line_ends, markdown_leaks, math_escapes, prose_as_type, sideways, small_figure_text, tex_leaks,
     too_tall, too_wide,
 )
 
@@ -74,6 +74,14 @@ def test_a_pages_equations_are_numbered_from_one(book_html, doc):
     first = first_equation_number((book_html / f"{doc}.html").read_text(encoding="utf-8"))
     assert first in (None, 1), (f"{doc}: its first equation is numbered ({first}): equations are numbered page by "
                                 "page (math_numfig: false in _config.yml)")
+
+
+@pytest.mark.parametrize("doc", PAGES)
+def test_a_docstring_example_shows_its_lines_whole(visit, doc):
+    """A doctest block on an API page wraps its long lines inside its box (``_static/specbook.css``):
+    a refusal's message, the line a reader came for, is never cut at the box's edge."""
+    hidden = hidden_line_ends(visit(doc).layout)
+    assert not hidden, f"{doc}: docstring examples whose line ends are hidden past their box: {hidden[:5]}"
 
 
 @pytest.mark.parametrize("doc", PAGES)

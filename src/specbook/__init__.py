@@ -17,7 +17,8 @@ from specbook._glue import as_float, glue
 from specbook._numbers import scientific
 from specbook._tables import Table, claims_table, mapping_table, resolve, table
 from specbook._figures import (
-    COLUMN_PX, PROSE_MIN_PX, FigureDefect, FigureTooSmall, figure, figure_defects, smallest_font_pt,
+    COLUMN_PX, LEGEND_CLEARANCE_PT, PROSE_MIN_PX, FigureDefect, FigureTooSmall, figure, figure_defects, legend_above,
+    smallest_font_pt,
 )
 from specbook._defects import KnownDefects, anomaly_label, known_defects
 from specbook._diff import diff_ledgers
@@ -31,6 +32,7 @@ __all__ = [
     "FigureDefect",
     "FigureTooSmall",
     "KnownDefects",
+    "LEGEND_CLEARANCE_PT",
     "PROSE_MIN_PX",
     "RECORD_ENV",
     "Source",
@@ -53,6 +55,7 @@ __all__ = [
     "glue",
     "independent",
     "known_defects",
+    "legend_above",
     "mapping_table",
     "raising",
     "read_ledger",

@@ -1,6 +1,6 @@
 """Reading a drawn Matplotlib figure for what hides, crowds or cuts its data.
 
-A figure on a page makes a claim by what a reader sees. Four layout faults make it
+A figure on a page makes a claim by what a reader sees. Five layout faults make it
 say less than its code drew, and :func:`figure_defects` finds each one with
 Matplotlib's own geometry, after the figure has been drawn:
 
@@ -9,6 +9,10 @@ overlap
     box on the canvas, from ``get_window_extent``, overlaps another text, or
     overlaps the plotting area of an axes other than its own (a twin or an inset
     of its own axes counts as its own).
+crowded legend
+    A legend that overlaps no text but comes within :data:`LEGEND_CLEARANCE_PT` of
+    one (a panel's title under a legend placed above the panels): read together,
+    the legend's last row and the title look like one block.
 legend over data
     A legend whose box (its frame, ``Legend.get_frame``, with the entries inside)
     covers a vertex or a marker of a plotted series, or a stretch of line between
@@ -59,13 +63,21 @@ from typing import Any
 
 import numpy as np
 
-__all__ = ["TOLERANCE_PT", "VISIBLE_SHARE", "FigureDefect", "figure_defects"]
+__all__ = ["LEGEND_CLEARANCE_PT", "TOLERANCE_PT", "VISIBLE_SHARE", "FigureDefect", "figure_defects"]
 
 TOLERANCE_PT = 0.75
 """How far (points) two boxes, a point and a box, or a series and its view may overlap before it counts.
 
 Text boxes carry a little room above and below the glyphs; three quarters of a point is less
 than a reader can see at the book's sizes and more than that room."""
+
+LEGEND_CLEARANCE_PT = 4.0
+"""The least room (points) between a legend's frame and a text it does not overlap.
+
+A text box already carries a little room above and below its glyphs; four points more is about
+a third of the book's figure text, the gap a reader needs to see two blocks. Matplotlib's
+constrained layout leaves about three points between a legend placed outside the panels and their
+titles, so such a figure asks its layout for more (``h_pad``)."""
 
 VISIBLE_SHARE = 0.15
 """The share of what a legend entry's artists draw that must show for the entry to count as drawn.
@@ -323,9 +335,13 @@ def _related(a: Any, b: Any) -> bool:
 def _overlaps(boxes: list[_Box], axes: list[Any], names: Mapping[int, str], tol: float) -> list[str]:
     pairs: list[tuple[_Box, str, str]] = []  # (box, verb, what it overlaps)
     crowded: dict[str, list[str]] = {}  # tick labels of one axes that overlap each other
+    clearance = LEGEND_CLEARANCE_PT * tol / TOLERANCE_PT  # in pixels, as tol is
     for i, box in enumerate(boxes):
         for other in boxes[i + 1:]:
             if not _overlap(box.bbox, other.bbox, tol):
+                if (box.legend != other.legend) and _overlap(box.bbox, other.bbox, -clearance):
+                    legend, text = (box, other) if box.legend else (other, box)
+                    pairs.append((legend, f"crowds (within {LEGEND_CLEARANCE_PT:g} pt of)", text.name))
                 continue
             if box.group and box.group == other.group:
                 texts = crowded.setdefault(box.group, [])

@@ -27,11 +27,11 @@ import io
 from collections.abc import Mapping
 from typing import Any
 
-from specbook._figure_checks import FigureDefect, figure_defects
+from specbook._figure_checks import LEGEND_CLEARANCE_PT, FigureDefect, figure_defects
 from specbook._mode import note_passed_over, record_mode
 
-__all__ = ["COLUMN_PX", "PROSE_MIN_PX", "FigureDefect", "FigureTooSmall", "figure", "figure_defects",
-           "smallest_font_pt"]
+__all__ = ["COLUMN_PX", "LEGEND_CLEARANCE_PT", "PROSE_MIN_PX", "FigureDefect", "FigureTooSmall", "figure", "figure_defects",
+           "legend_above", "smallest_font_pt"]
 
 COLUMN_PX = 688
 """The width of the article's text column at a 1280 px window, in CSS px."""
@@ -45,6 +45,43 @@ CSS_PX_PER_INCH = 96.0
 
 class FigureTooSmall(FigureDefect):
     """A figure's smallest text would show smaller than the prose's smallest text."""
+
+
+def legend_above(fig: Any, *args: Any, ncol: int, **kwargs: Any) -> Any:
+    """The figure's one legend, above its panels, clear of their titles; returns the legend.
+
+    ``fig.legend(*args, loc="outside upper center", ncol=ncol, **kwargs)``, on a figure under
+    Matplotlib's constrained layout, with the layout's vertical padding raised so that the legend's
+    frame stands clear of the panels' titles by the room :func:`figure_defects` asks of a legend,
+    ``specbook.LEGEND_CLEARANCE_PT`` (the layout's own three points leave the two reading as one block).
+    The padding also spaces the rows of panels alike.
+
+    Raises ``ValueError`` naming ``fig`` when it is not under constrained layout
+    (``plt.subplots(..., layout="constrained")``), which alone places an outside legend.
+
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> import matplotlib.pyplot as plt
+    >>> fig, (a, b) = plt.subplots(1, 2, layout="constrained")
+    >>> _ = a.plot([0, 1], label="rise"), b.plot([1, 0], label="fall"), a.set_title("left"), b.set_title("right")
+    >>> _ = legend_above(fig, ncol=2)
+    >>> figure_defects(fig)
+    []
+    >>> plt.close(fig)
+    """
+    from matplotlib.layout_engine import ConstrainedLayoutEngine
+
+    engine = fig.get_layout_engine()
+    if not isinstance(engine, ConstrainedLayoutEngine):
+        raise ValueError(f"fig = <a figure under {type(engine).__name__ if engine else 'no'} layout> is not allowed; "
+                         "expected a figure under constrained layout (plt.subplots(..., layout=\"constrained\"))")
+    engine.set(h_pad=_LEGEND_PAD_PT / 72.0)
+    return fig.legend(*args, loc="outside upper center", ncol=ncol, **kwargs)
+
+
+_LEGEND_PAD_PT = LEGEND_CLEARANCE_PT + 2.0
+"""The constrained layout's vertical padding under :func:`legend_above`, points: the clearance the
+figure checks ask for, and two points for the rounding of the layout's placement."""
 
 
 def smallest_font_pt(fig: Any) -> float:

@@ -132,6 +132,22 @@ def legend_over_the_next_panel(defect):
     return fig
 
 
+def legend_above_crowding_the_titles(defect):
+    """ball-evidence's four panels: a figure legend above titled panels, placed by the constrained
+    layout's own padding (about 3 pt under the legend), or by ``specbook.legend_above``."""
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 3.4), layout="constrained")
+    for ax, title in zip(axes, ("x(t) (m)", "dx/dh")):
+        _clean_curve(ax, label="exact")
+        ax.plot([0.0, 1.0], [0.2, 0.8], label="located")
+        ax.set_title(title)
+    handles = axes[0].get_legend_handles_labels()
+    if defect:
+        fig.legend(*handles, loc="outside upper center", ncol=2)
+    else:
+        specbook.legend_above(fig, *handles, ncol=2)
+    return fig
+
+
 def texts_on_top_of_each_other(defect):
     fig, ax = plt.subplots(figsize=(6, 3.5))
     _clean_curve(ax)
@@ -357,6 +373,7 @@ PLANTS = {
     curve_cut_at_the_top: r"the line 'mesh' is cut by the view: \d+ of 50 points lie above the top \(y = 1\.1\), "
                           r"up to y = 1\.2",
     curve_cut_at_the_bottom: r"the line 'spin' is cut by the view: \d+ of 50 points lie below the bottom \(y = 0\)",
+    legend_above_crowding_the_titles: r"the figure's legend crowds \(within 4 pt of\) the title 'x\(t\) \(m\)' of panel 1",
     marker_outside_the_x_view: r"the line 'steps' is cut by the view: 1 of 3 points lies right of the right edge "
                                r"\(x = 1\), up to x = 1\.5",
     marker_half_cut_at_the_edge: r"the marker series 'steps' is cut by the view: 1 marker is cut at the left edge",
@@ -387,6 +404,13 @@ def test_a_planted_defect_is_found_and_named(plant):
 @pytest.mark.parametrize("plant", PLANTS, ids=lambda p: p.__name__)
 def test_without_the_plant_the_same_figure_passes(plant):
     assert figure_defects(plant(defect=False)) == []
+
+
+def test_legend_above_refuses_a_figure_its_layout_cannot_place_a_legend_outside():
+    fig, ax = plt.subplots()
+    with pytest.raises(ValueError, match=r"fig = <a figure under no layout> is not allowed; expected a figure "
+                                         r"under constrained layout"):
+        specbook.legend_above(fig, ncol=2)
 
 
 def test_figure_fails_the_page_naming_the_figure_and_the_defect_and_closes_it():

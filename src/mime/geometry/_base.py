@@ -24,6 +24,7 @@ of one class then share one compiled step whatever their sizes; ``support_near``
 
 from __future__ import annotations
 
+import functools
 import math
 from typing import Any, ClassVar
 
@@ -61,6 +62,16 @@ def check_spacing(spacing: Any, *, where: str) -> float:
     return positive_length("spacing", spacing, where=where)
 
 
+def _checks_spacing(sample: Any) -> Any:
+    """A kind's ``sample(spacing)`` that first checks ``spacing`` (:func:`check_spacing`), naming the kind."""
+
+    @functools.wraps(sample)
+    def checked(self: Any, spacing: Any) -> Any:
+        return sample(self, check_spacing(spacing, where=f"{type(self).__name__}.sample"))
+
+    return checked
+
+
 def fibonacci_sphere(n: int) -> np.ndarray:
     """``n`` nearly evenly spread unit vectors (a Fibonacci lattice), shape ``(n, 3)``."""
     n = max(int(n), 1)
@@ -94,7 +105,18 @@ def ring_disc(radius: float, spacing: float) -> np.ndarray:
 
 
 class Geometry:
-    """Base of the hull kinds (see the module's docstring for what each states)."""
+    """Base of the hull kinds (see the module's docstring for what each states).
+
+    A kind's ``sample(spacing)`` is given a checked spacing: every kind's own ``sample`` is wrapped,
+    where the class is made, by :func:`check_spacing` (a spacing of zero, negative, not finite or not
+    a number is refused naming the kind, ``Sphere.sample: spacing = 0.0 is not allowed; ...``).
+    """
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        own = cls.__dict__.get("sample")
+        if own is not None and not hasattr(own, "__wrapped__"):
+            cls.sample = _checks_spacing(own)
 
     kind: ClassVar[str] = "geometry"
     has_support: ClassVar[bool] = False

@@ -22,7 +22,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from mime.errors import ValidationError, real_array, invalid
-from mime.geometry._base import Geometry, positive_length
+from mime.geometry._base import Geometry, check_spacing, positive_length
 from mime.geometry import rotation
 
 __all__ = ["Part", "Hull", "as_hull"]
@@ -116,6 +116,7 @@ class Hull:
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(points, normals, part_index)`` of every part, in the body's frame."""
+        spacing = check_spacing(spacing, where="Hull.sample")
         out_p, out_n, out_i = [], [], []
         for i, part in enumerate(self.parts):
             p, n = part.sample(spacing)

@@ -18,7 +18,7 @@ from typing import Any, ClassVar
 import numpy as np
 
 from mime.errors import ValidationError, real_array, invalid
-from mime.geometry._base import Geometry, check_spacing
+from mime.geometry._base import Geometry
 
 __all__ = ["PointSet"]
 
@@ -57,7 +57,6 @@ class PointSet(Geometry):
         return float(np.max(np.hypot(self.points[:, 0], self.points[:, 1])))
 
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray]:
-        check_spacing(spacing, where="PointSet.sample")
         norms = np.linalg.norm(self.points, axis=1, keepdims=True)
         up = np.broadcast_to(np.array([0.0, 0.0, 1.0]), self.points.shape)
         normals = np.where(norms > 0, self.points / np.where(norms > 0, norms, 1.0), up)

@@ -153,6 +153,17 @@ def test_bad_drops_are_refused_by_name(cases, match):
         ev.drop_gradients_many(cases)
 
 
+def test_a_drop_of_exactly_step_capacity_steps_is_run_and_one_more_is_refused():
+    """The scan holds ``STEP_CAPACITY`` steps: a drop of that many runs whole (the seed's drop on a finer
+    step, its end the seed's own to the step's order), one of a step more is refused by name."""
+    full = SEED_DROP.with_(dt=SEED_DROP.t_final / ev.STEP_CAPACITY)
+    assert full.steps == ev.STEP_CAPACITY
+    assert ev.drop_gradients(full)["x"] == pytest.approx(ev.exact_drop(full)["x"], abs=1e-3)
+    over = SEED_DROP.with_(dt=SEED_DROP.t_final / (ev.STEP_CAPACITY + 1))
+    with pytest.raises(maddening.ValidationError, match="a drop of 1 to STEP_CAPACITY = 32768 steps"):
+        ev.drop_gradients(over)
+
+
 def test_a_drop_is_observed_only_between_its_bounce_and_its_next_landing():
     """The rebound leaves at ``e |v_c|`` and lands again ``2 e t_c`` later, so the closed form of one bounce
     holds for ``t_c < T < t_c (1 + 2 e)``: a ``T`` in the second half of the rebound is accepted, one past

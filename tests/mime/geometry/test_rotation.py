@@ -1,4 +1,4 @@
-"""``mime.geometry.rotation.exp_body``: the quaternion of a small turn, to the last bits.
+"""``mime.geometry.rotation``: the quaternion of a small turn to the last bits, and of a turn about an axis.
 
 A step turns a body by ``w dt``, often a tiny angle. ``exp_body`` takes ``sin(|phi|/2)/|phi|``
 through its limit only where ``|phi|^2`` is below 1e-30, so every turn a float64 angle can tell
@@ -36,3 +36,19 @@ def test_no_turn_is_the_identity_exactly():
         # and its derivative there is the half-turn's, 1/2 along each axis
         jac = np.asarray(jax.jacfwd(rotation.exp_body)(jnp.zeros(3)))
     assert np.array_equal(jac, np.vstack([np.zeros(3), 0.5 * np.eye(3)]))
+
+
+@settings(max_examples=100, deadline=None)
+@given(st.floats(-3.0, 3.0), st.tuples(*[st.floats(-1.0, 1.0)] * 3).filter(lambda v: np.linalg.norm(v) > 0.1),
+       st.floats(0.01, 100.0))
+def test_a_turn_about_an_axis_of_any_length_is_the_unit_axis_turn(angle, axis, length):
+    """``about_axis`` takes the axis at any length (its docstring): the quaternion is ``(cos(a/2), sin(a/2) u)``
+    for the unit axis ``u``, of unit length, and turns a vector about ``u`` by Rodrigues' formula."""
+    unit = np.asarray(axis) / np.linalg.norm(axis)
+    with jax.enable_x64(True):
+        q = np.asarray(rotation.about_axis(jnp.asarray(length * unit), angle))
+        turned = np.asarray(rotation.rotate(jnp.asarray(q), jnp.array([0.3, -0.2, 0.9])))
+    assert np.allclose(q, np.concatenate([[np.cos(angle / 2)], np.sin(angle / 2) * unit]), rtol=0, atol=4 * EPS)
+    v = np.array([0.3, -0.2, 0.9])
+    rodrigues = v * np.cos(angle) + np.cross(unit, v) * np.sin(angle) + unit * (unit @ v) * (1 - np.cos(angle))
+    assert np.allclose(turned, rodrigues, rtol=0, atol=16 * EPS)

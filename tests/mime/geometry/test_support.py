@@ -132,6 +132,20 @@ def test_a_round_sides_points_lie_within_the_shortfall_of_a_sample(g):
     assert cKDTree(pts).query(side)[0].max() <= g.shortfall(h) + 1e-12
 
 
+@pytest.mark.parametrize("g", [Cylinder(0.5, 1.0), Cylinder(1.3, 0.4)], ids=["long", "flat"])
+@pytest.mark.parametrize("h", [0.1, 0.07])
+def test_a_cylinders_flat_ends_lie_within_the_shortfall_of_a_sample(g, h):
+    """The two discs that end a cylinder, sampled as rings about their centre (``ring_disc``): random points
+    of them, uniform over each disc, lie within the stated shortfall of the nearest sample (rings with half
+    their points left arcs of about one spacing between samples, past the shortfall)."""
+    pts = np.asarray(g.sample(h)[0])
+    rng = np.random.default_rng(5)
+    r, t = g.radius * np.sqrt(rng.uniform(0.0, 1.0, 4000)), rng.uniform(0.0, 2 * np.pi, 4000)
+    z = np.where(rng.uniform(size=4000) < 0.5, -1.0, 1.0) * g.length / 2
+    ends = np.stack([r * np.cos(t), r * np.sin(t), z], axis=1)
+    assert cKDTree(pts).query(ends)[0].max() <= g.shortfall(h) + 1e-12
+
+
 @pytest.mark.parametrize("g", CLOSED + [SCREW, Box(2.0, 1.0, 0.5)], ids=lambda g: type(g).__name__)
 def test_samples_lie_about_a_spacing_apart_and_within_the_size(g):
     h = 0.1
@@ -158,6 +172,13 @@ def test_hull_parts_size_and_extent():
     "make, match",
     [
         (lambda: Sphere(-1.0), "radius = -1.0"),
+        (lambda: Sphere(0.0), "radius = 0.0 is not allowed; expected a positive length"),
+        (lambda: Box(1.0, 0.0, 1.0), "y = 0.0 is not allowed; expected a positive length"),
+        (lambda: Sphere(1.0).sample(0.0), "Sphere.sample: spacing = 0.0 is not allowed; expected a positive length"),
+        (lambda: Box(1.0, 1.0, 1.0).sample(-0.1), "Box.sample: spacing = -0.1 is not allowed"),
+        (lambda: Screw(1.0, 0.1, 0.5, 2.0).sample(float("inf")), "Screw.sample: spacing = inf is not allowed"),
+        (lambda: cylinder_mesh(1.0, 1.0, 6).sample("0.1"), "Mesh.sample: spacing = '0.1' is not allowed"),
+        (lambda: Hull([Sphere(1.0)]).sample(0.0), "Hull.sample: spacing = 0.0 is not allowed"),
         (lambda: Cylinder(1.0, float("nan")), "length = nan"),
         (lambda: Screw(1.0, 0.1, 0.5, 2.0, newton_steps=0), "newton_steps = 0"),
         (lambda: Hull(), "extent = None"),

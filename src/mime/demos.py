@@ -612,7 +612,7 @@ def turning_ellipsoid(steps: int = STEPS) -> TurningEllipsoid:
         qs = np.concatenate([body.start.orientation[None], s.orientation[:-1]])[held]
         # every pose at once, op by op as one pose's (the same bits): each R(q)^T (0, 0, -1), then the support
         down = jax.vmap(lambda R: R.T @ jnp.array([0.0, 0.0, -1.0]), in_axes=2)(rotation.matrix(jnp.asarray(qs.T)))
-        exact = np.asarray(ELLIPSOID.support(down))
+        exact = np.asarray(jax.vmap(ELLIPSOID.support)(down))
     # a move is one step's: between consecutive held steps only (not across a stretch flown clear)
     step_index = np.flatnonzero(held)
     next_held = np.diff(step_index) == 1

@@ -30,7 +30,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import real_array, invalid
+from mime.errors import Direction, invalid, is_traced, real_array
 
 __all__ = ["Geometry", "positive_length", "fibonacci_sphere", "ring_disc", "SUPPORT_WIDTH"]
 
@@ -62,12 +62,30 @@ def check_spacing(spacing: Any, *, where: str) -> float:
     return positive_length("spacing", spacing, where=where)
 
 
-def _checks_spacing(sample: Any) -> Any:
-    """A kind's ``sample(spacing)`` that first checks ``spacing`` (:func:`check_spacing`), naming the kind."""
+def _checks_spacing(method: Any) -> Any:
+    """A kind's ``method(spacing)`` (``sample``, ``shortfall``) that first checks ``spacing``
+    (:func:`check_spacing`), naming the kind and the method."""
 
-    @functools.wraps(sample)
+    @functools.wraps(method)
     def checked(self: Any, spacing: Any) -> Any:
-        return sample(self, check_spacing(spacing, where=f"{type(self).__name__}.sample"))
+        check_spacing(spacing, where=f"{type(self).__name__}.{method.__name__}")
+        return method(self, spacing)
+
+    return checked
+
+
+DIRECTION = Direction("three finite real numbers, not all zero")
+"""The declared check of a support query's concrete ``direction``."""
+
+
+def _checks_direction(support: Any) -> Any:
+    """A kind's ``support(direction)`` that first checks a concrete ``direction`` (:data:`DIRECTION`)."""
+
+    @functools.wraps(support)
+    def checked(self: Any, direction: Any) -> Any:
+        if not is_traced(direction):
+            DIRECTION.check(direction, "direction", where=f"{type(self).__name__}.support")
+        return support(self, direction)
 
     return checked
 
@@ -107,16 +125,20 @@ def ring_disc(radius: float, spacing: float) -> np.ndarray:
 class Geometry:
     """Base of the hull kinds (see the module's docstring for what each states).
 
-    A kind's ``sample(spacing)`` is given a checked spacing: every kind's own ``sample`` is wrapped,
-    where the class is made, by :func:`check_spacing` (a spacing of zero, negative, not finite or not
-    a number is refused naming the kind, ``Sphere.sample: spacing = 0.0 is not allowed; ...``).
+    A kind's own ``sample(spacing)``, ``shortfall(spacing)`` and ``support(direction)`` are given
+    checked arguments: each is wrapped where the class is made. A spacing of zero, negative, not
+    finite or not a number is refused naming the kind and the method (``Sphere.sample: spacing =
+    0.0 is not allowed; ...``), and so is a concrete direction that is not three finite real numbers,
+    not all zero (a traced one passes unchecked, as the kind's support is traced inside a step).
+    The wrapped method gets the argument as given.
     """
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
-        own = cls.__dict__.get("sample")
-        if own is not None and not hasattr(own, "__wrapped__"):
-            cls.sample = _checks_spacing(own)
+        for name, wrap in (("sample", _checks_spacing), ("shortfall", _checks_spacing), ("support", _checks_direction)):
+            own = cls.__dict__.get(name)
+            if own is not None and not hasattr(own, "__wrapped__"):
+                setattr(cls, name, wrap(own))
 
     kind: ClassVar[str] = "geometry"
     has_support: ClassVar[bool] = False
@@ -181,7 +203,7 @@ class Geometry:
 
     def shortfall(self, spacing: float) -> float:
         """How far a surface point can lie from its nearest sample at ``spacing`` (an upper bound), m."""
-        return float(spacing)
+        return float(check_spacing(spacing, where=f"{type(self).__name__}.shortfall"))
 
     # ---- documents ----------------------------------------------------------------
     def to_document(self) -> dict[str, Any]:  # pragma: no cover - every kind overrides

@@ -192,6 +192,30 @@ def test_bad_input_is_a_validation_error_naming_the_argument(make, match):
         make()
 
 
+KINDS = [Sphere(1.0), Ellipsoid(1.0, 0.5, 0.3), Cylinder(0.5, 1.0), Capsule(0.5, 1.0), Box(1.0, 1.0, 1.0),
+         Screw(1.0, 0.1, 0.5, 2.0), cylinder_mesh(1.0, 1.0, 6)]
+
+
+@pytest.mark.parametrize("g", KINDS, ids=lambda g: type(g).__name__)
+@pytest.mark.parametrize("method", ["sample", "shortfall"])
+@pytest.mark.parametrize("spacing", [0.0, -1.0, float("nan"), float("inf"), "0.1", None, [0.1], True])
+def test_every_kind_refuses_a_spacing_that_is_not_a_positive_length_naming_itself(g, method, spacing):
+    with pytest.raises(ValidationError, match=rf"{type(g).__name__}\.{method}: spacing = .* is not allowed; "
+                                              r"expected a positive length in metres"):
+        getattr(g, method)(spacing)
+
+
+@pytest.mark.parametrize("g", [k for k in KINDS if k.has_support], ids=lambda g: type(g).__name__)
+@pytest.mark.parametrize("direction", [(0.0, 0.0, 0.0), (float("nan"), 0.0, 1.0), (1.0, 1.0), "up", None],
+                         ids=["zero", "nan", "two numbers", "text", "none"])
+def test_a_support_query_refuses_a_direction_that_is_not_one_naming_the_kind(g, direction):
+    """A concrete direction is checked (a traced one, inside a step, is not: ``jax.jit`` of the query runs)."""
+    with pytest.raises(ValidationError, match=rf"{type(g).__name__}\.support: direction = .* is not allowed; "
+                                              r"expected three finite real numbers, not all zero"):
+        g.support(direction)
+    assert np.allclose(jax.jit(g.support)(jnp.array([0.0, 0.0, -2.0])), g.support((0.0, 0.0, -1.0)))
+
+
 _PRISM = cylinder_mesh(4e-4, 8e-4, 12)
 _TURN = (math.cos(0.4), 0.6 * math.sin(0.4), 0.0, 0.8 * math.sin(0.4))
 """A turn of 0.8 rad about (0.6, 0, 0.8): a part's samples and their normals are turned alike."""

@@ -31,6 +31,17 @@ def test_parameter_table_rows_come_from_the_signature():
     assert all(p.description for p in rows.values())
 
 
+def test_a_parameters_description_is_its_whole_docstring_entry():
+    """An ``Args:`` entry that runs over several lines is read whole, its lines joined (the page's table shows it),
+    and the type written beside a name (``restitution (float):``) is not part of the description."""
+    rows = {p.name: p.description for p in describe_parameters(ReflectionInteraction)}
+    assert rows["restitution"] == ("The coefficient of restitution, the ratio of the normal speed after the "
+                                   "reflection to the normal speed before it.")
+    assert rows["region"] == ("The function ``region(namespace)`` that holds on the part of the surface that "
+                              "reflects, or None for a wall on the whole surface.")
+    assert rows["target"] == "The label of the element that bounces."
+
+
 def test_parameters_feed_the_traced_tree():
     wall = ReflectionInteraction("wall", target="ball", guard=lambda s: s.target.x, restitution=0.3)
     assert wall.parameters() == {"restitution": 0.3}

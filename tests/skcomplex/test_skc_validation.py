@@ -5,6 +5,7 @@ import math
 import pytest
 
 from skcomplex import ContinuousSpace, PointElement, ReflectionInteraction, Simulation, System, ValidationError
+from skcomplex.core.elements import derivative_of
 
 
 def guard(s):
@@ -86,6 +87,27 @@ def test_until_must_be_non_negative(until):
 def test_states_must_be_finite(value):
     with pytest.raises(ValidationError, match=r"state x must be finite, got"):
         PointElement("ball", x=value)
+
+
+@pytest.mark.parametrize("value, match", [
+    ([[0.0, 1.0], [2.0, 3.0]], r"state x must be a scalar or a vector, got shape \(2, 2\)"),
+    (True, r"state x must be a real scalar or vector, got True"),
+    ([True, False], r"state x must be a real scalar or vector, got \[True, False\]"),
+    ("1.0", r"state x must be a real scalar or vector, got '1.0'"),
+])
+def test_a_state_is_a_real_scalar_or_vector(value, match):
+    with pytest.raises(ValidationError, match=match):
+        PointElement("ball", x=value)
+
+
+@pytest.mark.parametrize("name, read", [
+    ("x", ("x", 0)), ("x_d1", ("x", 1)), ("x_d12", ("x", 12)), ("a_b_d2", ("a_b", 2)),
+    ("x_d0", ("x_d0", 0)), ("x_d01", ("x_d01", 0)), ("x_d", ("x_d", 0)), ("_d1", ("_d1", 0)),
+])
+def test_a_state_name_reads_as_a_derivative_only_by_a_positive_order(name, read):
+    """``<base>_d<k>`` is derivative ``k >= 1`` of ``<base>`` (written without a leading zero); any other name,
+    ``x_d0`` among them, is a state of its own."""
+    assert derivative_of(name) == read
 
 
 def test_derivative_without_its_base():

@@ -50,6 +50,17 @@ def test_the_run_order_starts_every_page_once_and_each_leader_before_its_followe
                     assert order.index(leader) < order.index(page)
 
 
+def test_pages_that_follow_none_start_longest_first_and_a_page_never_timed_as_a_typical_one():
+    """Two kernels finish soonest when the longest runs start first; a page with no recorded time is
+    placed at the mean of the known ones, and equal times keep the order given."""
+    times = {"contact": 40.0, "ball": 5.0, "notes": 12.0, "reflection": 12.0}
+    pages = ["ball", "notes", "new", "contact", "reflection"]  # "new": never timed, typical 17.25 s
+    assert _sharing.run_order(pages, times, {}) == ["contact", "new", "notes", "reflection", "ball"]
+    # a follower starts after its leader, even when it is longer
+    assert _sharing.run_order(pages, times, {"contact": ["ball"]}) == ["new", "notes", "reflection", "ball",
+                                                                      "contact"]
+
+
 def test_store_weighs_programs_by_their_files_and_load_reads_it_back(tmp_path):
     cache = tmp_path / "jax_cache"
     cache.mkdir()

@@ -74,7 +74,25 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Defects this test found, reported to the lead (file:function, the input, what happens).
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
-FINDINGS: dict[str, str] = {}
+FINDINGS: dict[str, str] = {
+    "MADD-derivatives": "maddening.BallNode.derivatives(state, inputs) never checks its values: a NaN position or "
+                        "a text table_position is accepted and returns NaN or raises NumPy's error (found 2026-12-08)",
+    "SKC-locate_crossing": "skcomplex's locate_crossing(path, span, direction, on_wall, ...) checks no argument: "
+                           "span = nan returns NaN, direction = 2 and subdivisions = 0 are taken or raise NumPy's "
+                           "errors (found 2026-12-08)",
+    "SKC-reflect": "skcomplex.models...mechanics.reflect(velocity, normal, restitution): a zero normal returns NaN, "
+                   "restitution = -2 is used (found 2026-12-08)",
+    "MIME-hull_depth": "mime.sweep.hull_depth(hull, direction, measure_spacing): a zero direction returns 0.0, a "
+                       "non-unit one scales the depth, a bare kind raises AttributeError (found 2026-12-08)",
+    "MIME-scene-text": "mime.scene's Tube, Floor and Plane read text and bools as numbers: Tube('1.0') has radius "
+                       "1.0, Floor(True) height 1.0 (found 2026-12-08)",
+    "MIME-wall_maxima": "mime.geometry.Mesh(..., wall_maxima=v) passes v to int(): 0, -1, '3', 2.5 and True are "
+                        "taken, nan raises ValueError (found 2026-12-08)",
+    "MIME-on_floor": "mime.peer.on_floor(name, shape, height=...) takes a negative height (a body below the "
+                     "floor) and names position, not height, for a NaN one (found 2026-12-08)",
+    "MADD-observed_orders": "maddening.verification.observed_orders(dts, errors) parses text ('0.1') and bools as "
+                            "time steps (found 2026-12-08)",
+}
 
 
 def _finding(key: str) -> tuple:
@@ -120,6 +138,7 @@ def params(cases: list[Case]):
 def _maddening_cases() -> list[Case]:
     import maddening as md
     from maddening import anomalies, verification
+    from maddening.core.simulation.batch import run_batch as md_run_batch
 
     E = md.ValidationError
     node = md.BallNode(initial_position=1.0)
@@ -182,6 +201,32 @@ def _maddening_cases() -> list[Case]:
              "dt", bad_dt_unchecked, E),
         Case("maddening.integrate_node(state)", lambda v: md.integrate_node(node, v, table, 0.01), "state",
              st.sampled_from([{}, None, {"position": 0.0}]), E),
+        Case("maddening.integrate_node(state values)", lambda v: md.integrate_node(node, {**state, "position": v},
+                                                                                  table, 0.01),
+             "state", st.sampled_from([math.nan, math.inf, "1.0", None, np.array([1.0, 2.0])]), E),
+        Case("maddening.integrate_node(boundary input values)",
+             lambda v: md.integrate_node(node, state, {"table_position": v}, 0.01), "table_position",
+             st.sampled_from([math.nan, "a", None]), E),
+        Case("maddening.integrate_node(params values)",
+             lambda v: md.integrate_node(node, state, table, 0.01, params={"gravity": v}), "gravity",
+             st.sampled_from([math.nan, "a"]), E),
+        Case("maddening.run_batch(state values)",
+             lambda v: md_run_batch(node, {"position": v, "velocity": np.zeros(3)}, dt=0.01, steps=2,
+                                    boundary_inputs=table), "states",
+             st.sampled_from([np.array([1.0, math.nan, 1.0]), np.array([math.inf, 0.0, 0.0])]), E),
+        Case("maddening.run_batch(boundary input values)",
+             lambda v: md_run_batch(node, {"position": np.ones(3), "velocity": np.zeros(3)}, dt=0.01, steps=2,
+                                    boundary_inputs={"table_position": v}), "table_position",
+             st.sampled_from([math.nan, "a", None]), E),
+        Case("maddening.run_batch(params values)",
+             lambda v: md_run_batch(node, {"position": np.ones(3), "velocity": np.zeros(3)}, dt=0.01, steps=2,
+                                    boundary_inputs=table, params={"gravity": v}), "gravity",
+             st.sampled_from([math.nan, "a"]), E),
+        Case("maddening.BallNode.derivatives(state values)", lambda v: node.derivatives({**state, "position": v},
+                                                                                      table),
+             "state", st.sampled_from([math.nan, "1.0"]), E, marks=_finding("MADD-derivatives")),
+        Case("maddening.verification.observed_orders(dts)", lambda v: verification.observed_orders(v, [1e-2, 2.5e-3]),
+             "dts", st.sampled_from([["0.1", "0.05"], [True, 0.5]]), E, marks=_finding("MADD-observed_orders")),
         Case("maddening.verification.mms_error(steps)",
              lambda v: verification.mms_error(node, solution, 0.1, v), "steps",
              st.one_of(st.integers(max_value=0), st.sampled_from([None, "4", 2.5, math.nan])), E),
@@ -231,6 +276,21 @@ def _contact_modes_cases(E) -> list[Case]:
 
 # ------------------------------------------------------------------ skcomplex
 
+def _locate(direction: Any) -> Any:
+    import jax.numpy as jnp
+    from skcomplex.engine.events import locate_crossing
+
+    return locate_crossing(lambda t: 1 + 2 * t - t**2, jnp.asarray(4.0), direction=direction,
+                           on_wall=jnp.asarray(False))
+
+
+def _reflect(normal: Any) -> Any:
+    import jax.numpy as jnp
+    from skcomplex.models.physics.common.mechanics import reflect
+
+    return reflect(jnp.array([1.0, -2.0]), jnp.asarray(normal, dtype=float), 0.5)
+
+
 def _skcomplex_cases() -> list[Case]:
     import skcomplex as sk
     from skcomplex.exceptions import ValidationError
@@ -258,6 +318,12 @@ def _skcomplex_cases() -> list[Case]:
     label = st.sampled_from(["", "1ball", "a b", "ball.x", None, 3, _Opaque()])
     return [
         Case("skcomplex.ContinuousSpace(n_dim)", lambda v: sk.ContinuousSpace(v), "n_dim", int_outside(1), E),
+        Case("skcomplex.Simulation.final_state(steps)", lambda v: simulation().final_state(steps=v), "steps",
+             st.one_of(int_outside(0), st.sampled_from(["3", [2]])), E),
+        Case("skcomplex.locate_crossing(direction)", lambda v: _locate(v), "direction",
+             st.sampled_from([2, 0.5, "up"]), E, marks=_finding("SKC-locate_crossing")),
+        Case("skcomplex.reflect(normal)", lambda v: _reflect(v), "normal",
+             st.sampled_from([[0.0, 0.0], [math.nan, 1.0]]), E, marks=_finding("SKC-reflect")),
         Case("skcomplex.PointElement(label)", lambda v: sk.PointElement(v, x=0.0), "label", label, E),
         Case("skcomplex.PointElement(state)", lambda v: sk.PointElement("ball", x=v), "x",
              st.one_of(NON_FINITE, NOT_A_NUMBER.filter(lambda v: not isinstance(v, (str, bytes)) and np.asarray(v).dtype.kind not in "Uc"),
@@ -420,7 +486,7 @@ def _mime_body_cases(E) -> list[Case]:
             Case(f"mime.RigidInertialNode({name})", lambda v, n=name: body(**{n: v}), name, drag_bad, E),
             Case(f"mime.RigidInertialNode({name}=not a number)", lambda v, n=name: body(**{n: v}), name, drag_text, E),
         ]
-    return cases + _mime_update_cases(E, body()) + _mime_mesh_and_part_cases(E)
+    return cases + _mime_update_cases(E, body()) + _mime_mesh_and_part_cases(E) + _mime_run_cases(E)
 
 
 def _mime_update_cases(E, node) -> list[Case]:
@@ -476,6 +542,77 @@ def _mime_mesh_and_part_cases(E) -> list[Case]:
         Case("mime.Mesh(faces)", lambda v: Mesh(V, v), "faces", faces_bad, E),
         Case("mime.Part(position)", lambda v: Part(Sphere(0.5), v), "position", three_bad, E),
         Case("mime.Part(orientation)", lambda v: Part(Sphere(0.5), (0.0, 0.0, 0.0), v), "orientation", four_bad, E),
+    ]
+
+
+def _mime_run_cases(E) -> list[Case]:
+    """The run paths below Experiment.run, and the helpers a sweep or a scene of the chapter calls."""
+    import functools
+
+    from mime import peer, sweep
+    from mime.dynamics import RigidState
+    from mime.geometry import Cylinder, Hull, Mesh, Sphere, cylinder_mesh, rotation, solid_inertia
+    from mime.nodes import RigidInertialNode
+    from mime.nodes.rigid import run_batch, run_on_host, run_scan
+    from mime.scene import Floor, Tube
+
+    node = RigidInertialNode(Sphere(0.1), mass=1.0, inertia=(1.0, 1.0, 1.0))
+    inputs, start = node.step_inputs(), node.start
+
+    @functools.cache
+    def built():
+        from mime import demos
+
+        return demos.attach(RigidInertialNode(Sphere(1e-3), mass=1e-6, inertia=(1e-12,) * 3, position=(0.0, 0.0, 2e-3)),
+                            demos.FLOOR.surface).build()
+
+    def starts(**kw):
+        return sweep.random_starts(built(), 2, **{"seed": 0, "clearance": 1e-4, "speed": 0.0, "spin": 0.0, **kw})
+
+    def state(**changes):
+        return RigidState(*(np.asarray(changes.get(k, getattr(start, k)), dtype=float) for k in RigidState.FIELDS))
+
+    def batch(**changes):
+        two = {k: np.tile(np.asarray(getattr(start, k)), (2, 1)) for k in RigidState.FIELDS}
+        return RigidState(*(np.asarray(changes.get(k, two[k]), dtype=float) for k in RigidState.FIELDS))
+
+    bad_dt = real_scalar_outside(0.0, None, closed=False)
+    bad_q = st.sampled_from([(0.0, 0.0, 0.0, 0.0), (1.0, 0.0, 0.0, 0.5), (math.nan, 0.0, 0.0, 1.0)])
+    prism = cylinder_mesh(1.0, 1.0, 6)
+    return [
+        Case("mime.nodes.rigid.run_scan(dt)", lambda v: run_scan(inputs, start, v, 2), "dt", bad_dt, E),
+        Case("mime.nodes.rigid.run_on_host(dt)", lambda v: run_on_host(inputs, start, v, 2), "dt", bad_dt, E),
+        Case("mime.nodes.rigid.run_scan(state0)", lambda v: run_scan(inputs, state(orientation=v), 1e-3, 2),
+             "state0.orientation", bad_q, E),
+        Case("mime.nodes.rigid.run_on_host(state0)", lambda v: run_on_host(inputs, state(position=v), 1e-3, 2),
+             "state0.position", st.sampled_from([(math.nan, 0.0, 0.0), (0.0, math.inf, 0.0)]), E),
+        Case("mime.nodes.rigid.run_batch(states)", lambda v: run_batch(inputs, batch(orientation=v), 1e-3, 2),
+             "states.orientation", st.sampled_from([np.zeros((2, 4)), np.array([[1.0, 0, 0, 0], [2.0, 0, 0, 0]])]), E),
+        Case("mime.sweep.run_sweep(starts)",
+             lambda v: sweep.run_sweep(built(), RigidState(starts().position, v, starts().velocity,
+                                                           starts().angular_velocity), dt=1e-3, steps=2),
+             "starts.orientation", st.sampled_from([np.zeros((2, 4)), np.full((2, 4), 0.9)]), E),
+        Case("mime.sweep.random_starts(clearance)", lambda v: starts(clearance=v), "clearance",
+             real_scalar_outside(0.0, None), E),
+        Case("mime.sweep.random_starts(speed)", lambda v: starts(speed=v), "speed", real_scalar_outside(0.0, None), E),
+        Case("mime.sweep.random_starts(spin)", lambda v: starts(spin=v), "spin", real_scalar_outside(0.0, None), E),
+        Case("mime.sweep.random_starts(seed)", lambda v: starts(seed=v), "seed", int_outside(0), E),
+        Case("mime.geometry.solid_inertia(mass)", lambda v: solid_inertia(Sphere(1.0), v), "mass",
+             real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.peer.reach(shape)", lambda v: peer.reach(v, np.array([0.0, 0.0, 1.0])), "shape",
+             st.sampled_from([Cylinder(1.0, 1.0), prism, "ball", None]), E),
+        Case("mime.geometry.rotation.about_axis(axis)", lambda v: rotation.about_axis(v, 1.0), "axis",
+             st.sampled_from([[0.0, 0.0, 0.0], [math.nan, 0.0, 1.0], [1.0, 0.0], "z"]), E),
+        Case("mime.sweep.hull_depth(direction)", lambda v: sweep.hull_depth(Hull([Cylinder(1.0, 2.0)]), v, 0.1),
+             "direction", st.sampled_from([(0.0, 0.0, 0.0), (0.0, 0.0, 5.0)]), E, marks=_finding("MIME-hull_depth")),
+        Case("mime.scene.Tube(radius=text)", lambda v: Tube(v), "radius", st.sampled_from(["1.0", True]), E,
+             marks=_finding("MIME-scene-text")),
+        Case("mime.scene.Floor(height=text)", lambda v: Floor(v), "height", st.sampled_from(["1.0", True]), E,
+             marks=_finding("MIME-scene-text")),
+        Case("mime.Mesh(wall_maxima)", lambda v: Mesh(prism.vertices, prism.faces, wall_maxima=v), "wall_maxima",
+             st.sampled_from([0, -1, "3", 2.5, True]), E, marks=_finding("MIME-wall_maxima")),
+        Case("mime.peer.on_floor(height)", lambda v: peer.on_floor("s", peer.BALL, height=v), "height",
+             st.sampled_from([-1.0, math.nan]), E, marks=_finding("MIME-on_floor")),
     ]
 
 

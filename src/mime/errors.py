@@ -274,6 +274,10 @@ class Direction(Rule):
         return tuple(float(c) for c in array / norm)
 
 
+UNIT_TOLERANCE = 1e-6
+"""How far from 1 a quaternion's length may be for it to be taken as an orientation (then normalised)."""
+
+
 @dataclass(frozen=True)
 class UnitQuaternion(Rule):
     """Four finite real numbers ``(w, x, y, z)`` of length 1 within ``1e-6``.
@@ -290,7 +294,7 @@ class UnitQuaternion(Rule):
 
         q = real_array(value, argument, self.allowed, shape=(4,), where=where)
         norm = float(np.linalg.norm(q))
-        if abs(norm - 1.0) > 1e-6:
+        if abs(norm - 1.0) > UNIT_TOLERANCE:
             raise self.refuse(value, argument, where)
         if abs(norm - 1.0) > 1e-12:  # keep a unit quaternion as given, bit for bit
             q = q / norm

@@ -125,9 +125,14 @@ def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
     use: :func:`mime.geometry.solid_inertia`'s rule (a ball ``2/5 m r^2``; a box ``m (b^2 + c^2) / 12``
     about each axis; a capsule as a cylinder of its whole length), the number both engines are given
     (exactness is not needed, sameness is)."""
-    if not isinstance(shape, (Sphere, Box, Capsule)):
-        raise invalid("shape", shape, "a Sphere, Box or Capsule", where="solid_inertia")
+    _peer_shape(shape, "solid_inertia")
     return geometry_inertia(shape, mass)
+
+
+def _peer_shape(shape: Any, where: str) -> None:
+    """Refuse a shape outside the chapter's three, whose closed forms (reach, lowest point) this module writes."""
+    if not isinstance(shape, (Sphere, Box, Capsule)):
+        raise invalid("shape", shape, "a Sphere, Box or Capsule", where=where)
 
 
 def _unit_quaternion(q: Any, where: str) -> tuple[float, float, float, float]:
@@ -516,6 +521,7 @@ def reach(shape: Any, direction: np.ndarray) -> np.ndarray:
     """How far the hull reaches from its centre along unit body-frame ``direction`` ``(..., 3)``, m:
     its support function in closed form (a ball ``r``; a box ``(x|d1| + y|d2| + z|d3|)/2``; a capsule
     ``r + L/2 |d3|``)."""
+    _peer_shape(shape, "reach")
     d = np.asarray(direction, dtype=float)
     if isinstance(shape, Sphere):
         return np.full(d.shape[:-1], shape.radius)
@@ -535,6 +541,7 @@ def lowest_gap(scene: Scene, trajectory: Trajectory) -> np.ndarray:
 def lowest_point(shape: Any, down: np.ndarray) -> np.ndarray:
     """The hull's point farthest along the unit body-frame direction ``down``, m (body frame): its
     support point in closed form (a box's corner, a capsule's end ball's)."""
+    _peer_shape(shape, "lowest_point")
     d = np.asarray(down, dtype=float)
     if isinstance(shape, Sphere):
         return shape.radius * d

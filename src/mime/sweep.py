@@ -58,7 +58,7 @@ from mime.errors import Number, OneOf, ValidationError, Whole, invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, rotation
 from mime.nodes import RigidInertialNode
-from mime.nodes.rigid import step
+from mime.nodes.rigid import check_states, step
 from mime.scene import shape_of
 
 __all__ = ["SweepResult", "SweepTally", "run_sweep", "hull_depth", "random_starts", "margin_sweep", "sweep_kinds",
@@ -345,9 +345,9 @@ def _check_starts(starts: Any) -> RigidState:
         if out[k].ndim != 2 or out[k].shape[1] != width:
             raise invalid(f"starts[{k!r}]", f"<an array of shape {out[k].shape}>", f"an array of shape (n, {width})",
                           where="run_sweep")
-    if not all(bool(jnp.all(jnp.isfinite(v))) for v in out.values()):
-        raise invalid("starts", "<arrays with a non-finite entry>", "finite values", where="run_sweep")
-    return RigidState.from_mapping(out)
+    states = RigidState.from_mapping(out)
+    check_states(states, argument="starts", where="run_sweep")
+    return states
 
 
 def run_sweep(built: Any, starts: Any, *, dt: float, steps: int, body: Any = None, mesh: Any = None,
@@ -439,6 +439,12 @@ def _sweep(measure: _Measure, inputs: Any, states: RigidState, dt: Array, steps:
 # ---------------------------------------------------------------------------------------
 # random starts
 # ---------------------------------------------------------------------------------------
+_SEED = Whole("a whole number of at least 0 (NumPy's generator seed)", at_least=0, integral=True)
+_CLEARANCE = Number("a finite distance >= 0 (m)", at_least=0.0)
+_SPEED = Number("a finite speed >= 0 (m/s)", at_least=0.0)
+_SPIN = Number("a finite angular speed >= 0 (rad/s)", at_least=0.0)
+
+
 def random_starts(built: Any, n: int, *, seed: int, clearance: float, speed: float, spin: float,
                   body: Any = None) -> RigidState:
     """``n`` random admissible starts of a held ``body`` of ``built`` above its (flat) contact surface.
@@ -458,6 +464,10 @@ def random_starts(built: Any, n: int, *, seed: int, clearance: float, speed: flo
     if not getattr(surface, "flat", False):
         raise invalid("body's surface", surface, "a flat surface", where=where)
     n = Whole("a whole number of at least 1").check(n, "n", where=where)
+    seed = _SEED.check(seed, "seed", where=where)
+    clearance = _CLEARANCE.check(clearance, "clearance", where=where)
+    speed = _SPEED.check(speed, "speed", where=where)
+    spin = _SPIN.check(spin, "spin", where=where)
     rng = np.random.default_rng(seed)
     q = rng.normal(size=(n, 4))
     q /= np.linalg.norm(q, axis=1, keepdims=True)

@@ -69,6 +69,13 @@ def test_position_and_velocity_shapes_must_pair():
     ball_states = {"x": [0.0, 0.0], "x_d1": [1.0, 0.0], "y": 0.0}
     with pytest.raises(ValidationError, match=r"velocities state 'y' must have the shape of position 'x'"):
         sim(wall(velocities=("y",)), **ball_states).check()
+    # the same number of components is not the same shape: a scalar against a vector of one component
+    line = PointElement("ball", x=0.0, x_d1=1.0, y=[1.0])
+    one_d = Simulation(System([line], [wall(guard=lambda s: s.target.x - 1, velocities=("y",))], ContinuousSpace(1)),
+                       dt=0.1)
+    with pytest.raises(ValidationError, match=r"velocities state 'y' must have the shape of position 'x', \(\), "
+                                              r"got \(1,\)"):
+        one_d.check()
 
 
 @pytest.mark.parametrize("dt", [0.0, -0.5, math.inf, math.nan, "0.1"])

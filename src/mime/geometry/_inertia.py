@@ -3,7 +3,7 @@ scene of the book gives its bodies (``mime.demos``, and both engines of ``mime.p
 
 from __future__ import annotations
 
-from mime.errors import invalid
+from mime.errors import Number, invalid
 from mime.geometry._base import Geometry
 from mime.geometry.convex import Capsule, Cylinder, Ellipsoid, Sphere
 from mime.geometry.hull import Hull
@@ -11,6 +11,9 @@ from mime.geometry.sampled import Box, Mesh
 from mime.geometry.screw import Screw
 
 __all__ = ["solid_inertia"]
+
+_MASS = Number("a mass > 0 (kg)", above=0.0)
+"""The declared check of a solid's mass."""
 
 
 def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float, float]:
@@ -20,6 +23,7 @@ def solid_inertia(geometry: Geometry | Hull, mass: float) -> tuple[float, float,
     screw as a cylinder of its mean radius, the capsule as a cylinder of its whole length, the mesh as
     the cylinder about z around its bounding box (radius half the box's larger side across z, length its
     z side), and a hull without parts as a ball of its extent."""
+    mass = _MASS.check(mass, "mass", where="solid_inertia")
     g = geometry.parts[0].geometry if isinstance(geometry, Hull) and geometry.parts else geometry
     if isinstance(g, Hull):  # no parts: a ball of the extent
         r = g.extent

@@ -19,6 +19,8 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from mime.errors import Direction, is_traced
+
 __all__ = ["matrix", "rotate", "compose", "exp_body", "about_axis", "normalise", "advance_pose", "IDENTITY"]
 
 IDENTITY = (1.0, 0.0, 0.0, 0.0)
@@ -75,8 +77,15 @@ def normalise(q: Any) -> Any:
     return q / jnp.sqrt(jnp.sum(q * q))
 
 
+_AXIS = Direction("three finite numbers, not all zero")
+"""The declared check of a concrete turn's axis."""
+
+
 def about_axis(axis: Any, angle: Any) -> Any:
-    """The quaternion of a turn by ``angle`` (rad) about ``axis`` (any length)."""
+    """The quaternion of a turn by ``angle`` (rad) about ``axis`` (any length but zero; a concrete axis
+    that is not three finite numbers, not all zero, is refused naming it)."""
+    if not is_traced(axis):
+        _AXIS.check(axis, "axis", where="about_axis")
     axis = jnp.asarray(axis, dtype=jnp.result_type(float))
     axis = axis / jnp.sqrt(jnp.sum(axis * axis))
     half = 0.5 * jnp.asarray(angle, dtype=axis.dtype)

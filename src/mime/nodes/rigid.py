@@ -53,7 +53,7 @@ from mime._compile import one_kernel as _as_one_kernel
 from mime._pytree import pytree
 from mime.document_kinds import document_kind
 from mime.dynamics import FLAGS, REPORT_FIELDS, ContactReport, FreeFlight, FreeSolve, Hold, RigidState
-from mime.errors import (Number, OneOf, Rule, UnitQuaternion, Vector, Whole, any_traced, check_arguments, invalid,
+from mime.errors import (UNIT_TOLERANCE, Number, OneOf, Rule, UnitQuaternion, Vector, Whole, any_traced, check_arguments, invalid,
                          is_traced, refuse_traced)
 from mime.geometry import Hull, as_hull, rotation
 from mime.nodes.loads import (
@@ -72,7 +72,7 @@ from mime.nodes.loads import (
 __all__ = [
     "RigidInertialNode", "Load", "NoLoad", "ConstantLoad", "RotatingFieldTorque", "PropulsionForce", "SumLoad",
     "FunctionLoad", "as_load", "REPORT_FIELDS", "FLAGS", "RigidParams", "StepInputs", "free_solve", "step",
-    "step_jit", "run_scan", "run_on_host", "scan_chunk", "CHUNK", "ONE_KERNEL_CHECK", "run_batch",
+    "step_jit", "run_scan", "run_on_host", "scan_chunk", "CHUNK", "ONE_KERNEL_CHECK", "run_batch", "check_states",
 ]
 
 Array = Any
@@ -507,12 +507,15 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
 
     Raises:
         mime.errors.ValidationError: where ``steps`` is not a whole number of at least 1, ``first``
-            not one of at least 0, or ``one_kernel`` not a bool (or true in a caller's trace), naming
-            the argument and the value.
+            not one of at least 0, ``one_kernel`` not a bool (or true in a caller's trace), a concrete
+            ``dt`` not a finite time step > 0, or a concrete ``state0`` not finite or not of unit
+            orientation (:func:`check_states`), naming the argument and the value.
     """
     steps = _SCAN_STEPS.check(steps, "steps", where="run_scan")
     first = _FIRST.check(first, "first", where="run_scan")
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_scan")
+    check_timestep(dt, where="run_scan")  # a traced dt passes, as a traced state does
+    check_states(state0, argument="state0", where="run_scan")
     if not any_traced(inputs, state0, dt):  # a caller's trace cannot stage MIME's own programs
         return jax.tree_util.tree_map(jnp.asarray, _on_host(inputs, state0, dt, steps, first, one_kernel))
     if one_kernel:  # the caller's options may hand fusions to YNNPACK, which the one kernel cannot hold
@@ -521,6 +524,24 @@ def run_scan(inputs: StepInputs, state0: RigidState, dt: Array, steps: int, *,
     pieces = _chunks(scan_chunk, inputs, state0, dt, steps, first)
     return jax.tree_util.tree_map(lambda *parts: jnp.concatenate(
         [a[:n] for a, (_, n) in zip(parts, pieces)]), *(out for out, _ in pieces))
+
+
+def check_states(states: RigidState, *, argument: str, where: str) -> None:
+    """Refuse concrete states (one, or a batch along a leading axis) with a non-finite entry or an
+    orientation whose length is not 1 within ``mime.errors.UNIT_TOLERANCE``, naming ``argument``
+    (traced fields pass unchecked). A run from such a state returns NaN or a sheared body."""
+    if any_traced(states):
+        return
+    fields = {k: np.asarray(getattr(states, k)) for k in RigidState.FIELDS}
+    for name, value in fields.items():
+        if not np.all(np.isfinite(value)):
+            raise invalid(f"{argument}.{name}", f"<{value.shape} array with a non-finite entry>", "finite numbers",
+                          where=where)
+    length = np.linalg.norm(fields["orientation"], axis=-1)
+    off = np.abs(length - 1.0) > UNIT_TOLERANCE
+    if np.any(off):
+        raise invalid(f"{argument}.orientation", f"<a quaternion of length {float(length[off].flat[0]):.6g}>",
+                      f"unit quaternions (w, x, y, z), of length 1 within {UNIT_TOLERANCE:g}", where=where)
 
 
 def run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
@@ -537,6 +558,8 @@ def run_on_host(inputs: StepInputs, state0: RigidState, dt: Any, steps: int, *,
     one_kernel = ONE_KERNEL_CHECK.check(one_kernel, "one_kernel", where="run_on_host")
     refuse_traced({"inputs": inputs, "state0": state0, "dt": dt}, "concrete values (in a caller's trace, run_scan)",
                   where="run_on_host")
+    check_timestep(dt, where="run_on_host")
+    check_states(state0, argument="state0", where="run_on_host")
     return _on_host(inputs, state0, dt, steps, first, one_kernel)
 
 
@@ -598,6 +621,7 @@ def run_batch(inputs: StepInputs, states: RigidState, dt: Any, steps: Any) -> Ri
     if n < 1 or shapes != ((n, 3), (n, 4), (n, 3), (n, 3)):
         raise invalid("states", f"<a RigidState of shapes {list(shapes)}>", allowed, where=where)
     check_timestep(dt, where=where)
+    check_states(states, argument="states", where=where)
     if not is_traced(steps):
         _STEPS.check(steps, "steps", where=where)
     if any_traced(inputs, states, dt, steps):

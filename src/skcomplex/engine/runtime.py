@@ -315,6 +315,7 @@ class Simulation:
             return step if mesh is None else sharded_batched_step(step, mesh)
         return build_step(self.system, options)
 
+    @validate_params({"steps": [Interval(int, 0, None, closed="left")]})
     def final_state(self, params: Any = None, state: Any = None, *, steps: int) -> Any:
         """The state after ``steps`` steps of ``dt`` from ``state`` (default: the initial state).
 

@@ -30,6 +30,7 @@ from functools import partial
 from typing import Any
 
 import jax
+import numpy as np
 
 from maddening.core.node import Node, check_timestep
 from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
@@ -74,10 +75,21 @@ def run_batch(
         raise invalid("node", node, "a maddening.core.Node", where=where)
     node.check_state(states)
     batch_size(states, argument="states", where=where)
+    _finite(states, "states", where)
+    node.check_boundary_inputs(boundary_inputs, values=True)  # shared by every start, as the params are
+    node.resolve_params(params)
     check_timestep(dt, where=where)
     whole_number(steps, "steps", "an int >= 0", where=where, at_least=0)
     check_mesh(mesh, where=where)
     return _run(node, steps, mesh, dict(states), boundary_inputs, dt, params)
+
+
+def _finite(tree: Mapping[str, Any], argument: str, where: str) -> None:
+    """Refuse a concrete entry with a NaN or an infinity, naming the field (a run from it returns NaN)."""
+    for name, value in tree.items():
+        if not isinstance(value, jax.core.Tracer) and not np.all(np.isfinite(np.asarray(value))):
+            raise invalid(f"{argument}[{name!r}]", f"<{np.shape(value)} array with a non-finite entry>",
+                          "finite numbers", where=where)
 
 
 @partial(jax.jit, static_argnums=(0, 1, 2))

@@ -59,14 +59,17 @@ def integrate_node(
         The new state, each field in the dtype of the old one.
 
     Raises:
-        maddening.ValidationError: An unknown ``method``, a bad ``dt``, or a state whose
-            fields are not the node's.
+        maddening.ValidationError: An unknown ``method``, a bad ``dt``, a state whose fields are
+            not the node's or whose concrete values its fields do not allow, or a concrete boundary
+            input or injected parameter the node does not allow.
     """
     if not isinstance(method, str) or method not in METHODS:
         raise invalid("method", method, f"one of {sorted(METHODS)}", where="integrate_node")
     if not isinstance(node, Node):
         raise invalid("node", node, "a maddening.core.Node", where="integrate_node")
-    node.check_state(state)
+    node.check_state(state, values=True)
+    node.check_boundary_inputs(boundary_inputs, values=True)
+    node.resolve_params(params)  # a concrete injected value its ParamField does not allow is refused
     check_timestep(dt, where="integrate_node")
     return METHODS[method](node, state, boundary_inputs, dt, params)
 

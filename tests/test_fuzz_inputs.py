@@ -74,25 +74,7 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Defects this test found, reported to the lead (file:function, the input, what happens).
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
-FINDINGS: dict[str, str] = {
-    "MADD-derivatives": "maddening.BallNode.derivatives(state, inputs) never checks its values: a NaN position or "
-                        "a text table_position is accepted and returns NaN or raises NumPy's error (found 2026-12-08)",
-    "SKC-locate_crossing": "skcomplex's locate_crossing(path, span, direction, on_wall, ...) checks no argument: "
-                           "span = nan returns NaN, direction = 2 and subdivisions = 0 are taken or raise NumPy's "
-                           "errors (found 2026-12-08)",
-    "SKC-reflect": "skcomplex.models...mechanics.reflect(velocity, normal, restitution): a zero normal returns NaN, "
-                   "restitution = -2 is used (found 2026-12-08)",
-    "MIME-hull_depth": "mime.sweep.hull_depth(hull, direction, measure_spacing): a zero direction returns 0.0, a "
-                       "non-unit one scales the depth, a bare kind raises AttributeError (found 2026-12-08)",
-    "MIME-scene-text": "mime.scene's Tube, Floor and Plane read text and bools as numbers: Tube('1.0') has radius "
-                       "1.0, Floor(True) height 1.0 (found 2026-12-08)",
-    "MIME-wall_maxima": "mime.geometry.Mesh(..., wall_maxima=v) passes v to int(): 0, -1, '3', 2.5 and True are "
-                        "taken, nan raises ValueError (found 2026-12-08)",
-    "MIME-on_floor": "mime.peer.on_floor(name, shape, height=...) takes a negative height (a body below the "
-                     "floor) and names position, not height, for a NaN one (found 2026-12-08)",
-    "MADD-observed_orders": "maddening.verification.observed_orders(dts, errors) parses text ('0.1') and bools as "
-                            "time steps (found 2026-12-08)",
-}
+FINDINGS: dict[str, str] = {}
 
 
 def _finding(key: str) -> tuple:
@@ -224,9 +206,11 @@ def _maddening_cases() -> list[Case]:
              st.sampled_from([math.nan, "a"]), E),
         Case("maddening.BallNode.derivatives(state values)", lambda v: node.derivatives({**state, "position": v},
                                                                                       table),
-             "state", st.sampled_from([math.nan, "1.0"]), E, marks=_finding("MADD-derivatives")),
+             "state", st.sampled_from([math.nan, "1.0"]), E),
         Case("maddening.verification.observed_orders(dts)", lambda v: verification.observed_orders(v, [1e-2, 2.5e-3]),
-             "dts", st.sampled_from([["0.1", "0.05"], [True, 0.5]]), E, marks=_finding("MADD-observed_orders")),
+             "dts", st.sampled_from([["0.1", "0.05"], [True, 0.5], None, 0.1, "ab", [0.1, -0.05]]), E),
+        Case("maddening.verification.observed_orders(errors)", lambda v: verification.observed_orders([0.1, 0.05], v),
+             "errors", st.sampled_from([["1e-2", "2.5e-3"], [1e-2, math.nan], None, [1e-2]]), E),
         Case("maddening.verification.mms_error(steps)",
              lambda v: verification.mms_error(node, solution, 0.1, v), "steps",
              st.one_of(st.integers(max_value=0), st.sampled_from([None, "4", 2.5, math.nan])), E),
@@ -276,19 +260,19 @@ def _contact_modes_cases(E) -> list[Case]:
 
 # ------------------------------------------------------------------ skcomplex
 
-def _locate(direction: Any) -> Any:
+def _locate(direction: Any, span: Any = 4.0, **kw: Any) -> Any:
     import jax.numpy as jnp
     from skcomplex.engine.events import locate_crossing
 
-    return locate_crossing(lambda t: 1 + 2 * t - t**2, jnp.asarray(4.0), direction=direction,
-                           on_wall=jnp.asarray(False))
+    return locate_crossing(lambda t: 1 + 2 * t - t**2, jnp.asarray(span), direction=direction,
+                           on_wall=jnp.asarray(False), **kw)
 
 
-def _reflect(normal: Any) -> Any:
+def _reflect(normal: Any, restitution: Any = 0.5) -> Any:
     import jax.numpy as jnp
     from skcomplex.models.physics.common.mechanics import reflect
 
-    return reflect(jnp.array([1.0, -2.0]), jnp.asarray(normal, dtype=float), 0.5)
+    return reflect(jnp.array([1.0, -2.0]), jnp.asarray(normal, dtype=float), restitution)
 
 
 def _skcomplex_cases() -> list[Case]:
@@ -321,9 +305,15 @@ def _skcomplex_cases() -> list[Case]:
         Case("skcomplex.Simulation.final_state(steps)", lambda v: simulation().final_state(steps=v), "steps",
              st.one_of(int_outside(0), st.sampled_from(["3", [2]])), E),
         Case("skcomplex.locate_crossing(direction)", lambda v: _locate(v), "direction",
-             st.sampled_from([2, 0.5, "up"]), E, marks=_finding("SKC-locate_crossing")),
+             st.sampled_from([2, 0.5, "up"]), E),
         Case("skcomplex.reflect(normal)", lambda v: _reflect(v), "normal",
-             st.sampled_from([[0.0, 0.0], [math.nan, 1.0]]), E, marks=_finding("SKC-reflect")),
+             st.sampled_from([[0.0, 0.0], [math.nan, 1.0], [0.0, 1.0, 0.0]]), E),
+        Case("skcomplex.reflect(restitution)", lambda v: _reflect([0.0, 1.0], v), "restitution",
+             st.sampled_from([-2.0, 1.5, math.nan, "0.5"]), E),
+        Case("skcomplex.locate_crossing(span)", lambda v: _locate(-1, span=v), "span",
+             st.sampled_from([math.nan, -1.0, math.inf]), E),
+        Case("skcomplex.locate_crossing(subdivisions)", lambda v: _locate(-1, subdivisions=v), "subdivisions",
+             st.sampled_from([0, 2.5, True, -1]), E),
         Case("skcomplex.PointElement(label)", lambda v: sk.PointElement(v, x=0.0), "label", label, E),
         Case("skcomplex.PointElement(state)", lambda v: sk.PointElement("ball", x=v), "x",
              st.one_of(NON_FINITE, NOT_A_NUMBER.filter(lambda v: not isinstance(v, (str, bytes)) and np.asarray(v).dtype.kind not in "Uc"),
@@ -549,12 +539,14 @@ def _mime_run_cases(E) -> list[Case]:
     """The run paths below Experiment.run, and the helpers a sweep or a scene of the chapter calls."""
     import functools
 
+    import mime
+
     from mime import peer, sweep
     from mime.dynamics import RigidState
     from mime.geometry import Cylinder, Hull, Mesh, Sphere, cylinder_mesh, rotation, solid_inertia
     from mime.nodes import RigidInertialNode
     from mime.nodes.rigid import run_batch, run_on_host, run_scan
-    from mime.scene import Floor, Tube
+    from mime.scene import Floor, Plane, Tube
 
     node = RigidInertialNode(Sphere(0.1), mass=1.0, inertia=(1.0, 1.0, 1.0))
     inputs, start = node.step_inputs(), node.start
@@ -604,15 +596,35 @@ def _mime_run_cases(E) -> list[Case]:
         Case("mime.geometry.rotation.about_axis(axis)", lambda v: rotation.about_axis(v, 1.0), "axis",
              st.sampled_from([[0.0, 0.0, 0.0], [math.nan, 0.0, 1.0], [1.0, 0.0], "z"]), E),
         Case("mime.sweep.hull_depth(direction)", lambda v: sweep.hull_depth(Hull([Cylinder(1.0, 2.0)]), v, 0.1),
-             "direction", st.sampled_from([(0.0, 0.0, 0.0), (0.0, 0.0, 5.0)]), E, marks=_finding("MIME-hull_depth")),
-        Case("mime.scene.Tube(radius=text)", lambda v: Tube(v), "radius", st.sampled_from(["1.0", True]), E,
-             marks=_finding("MIME-scene-text")),
-        Case("mime.scene.Floor(height=text)", lambda v: Floor(v), "height", st.sampled_from(["1.0", True]), E,
-             marks=_finding("MIME-scene-text")),
+             "direction", st.sampled_from([(0.0, 0.0, 0.0), (0.0, 0.0, 5.0)]), E),
+        Case("mime.scene.Tube(radius=text)", lambda v: Tube(v), "radius", st.sampled_from(["1.0", True]), E),
+        Case("mime.scene.Floor(height=text)", lambda v: Floor(v), "height", st.sampled_from(["1.0", True]), E),
         Case("mime.Mesh(wall_maxima)", lambda v: Mesh(prism.vertices, prism.faces, wall_maxima=v), "wall_maxima",
-             st.sampled_from([0, -1, "3", 2.5, True]), E, marks=_finding("MIME-wall_maxima")),
+             st.sampled_from([0, -1, "3", 2.5, True]), E),
         Case("mime.peer.on_floor(height)", lambda v: peer.on_floor("s", peer.BALL, height=v), "height",
-             st.sampled_from([-1.0, math.nan]), E, marks=_finding("MIME-on_floor")),
+             st.sampled_from([-1.0, math.nan]), E),
+        Case("mime.sweep.hull_depth(measure_spacing)", lambda v: sweep.hull_depth(Hull([Cylinder(1.0, 2.0)]),
+                                                                                (0.0, 0.0, 1.0), v),
+             "measure_spacing", real_scalar_outside(0.0, None, closed=False), E),
+        Case("mime.scene.Tube(axis)", lambda v: Tube(1.0, axis=v), "axis",
+             st.sampled_from([["0", "0", "1"], (0.0, 0.0, 0.0), (True, False, False)]), E),
+        Case("mime.scene.Tube(centre)", lambda v: Tube(1.0, centre=v), "centre", st.sampled_from(["abc", _Opaque()]), E),
+        Case("mime.scene.Tube(length)", lambda v: Tube(1.0, length=v), "length",
+             st.sampled_from(["abc", [1.0], 0.0, True]), E),
+        Case("mime.scene.Plane(point)", lambda v: Plane(point=v), "point",
+             st.sampled_from(["abc", (0.0, math.nan, 0.0)]), E),
+        Case("mime.scene.Plane(normal)", lambda v: Plane(normal=v), "normal",
+             st.sampled_from([["0", "0", "1"], (0.0, 0.0, 0.0)]), E),
+        Case("mime.Hull(parts)", lambda v: Hull(v), "parts", st.sampled_from([None, 5, "sphere", Sphere(1.0)]), E),
+        Case("mime.Hull.sample(a hull of no parts)", lambda v: Hull(extent=1.0).sample(v), "hull", st.just(0.1), E),
+        Case("mime.Experiment.save(folder)", lambda v: mime.Experiment().save(v), "folder",
+             st.sampled_from([None, 5, "", _Opaque()]), E),
+        Case("mime.Experiment.load(folder)", lambda v: mime.Experiment.load(v), "folder",
+             st.sampled_from([None, 5, ""]), E),
+        Case("mime.register_kind(cls)", lambda v: mime.register_kind("fuzz.nothing", v), "cls",
+             st.sampled_from([5, None, "Floor"]), E),
+        Case("mime.BuiltExperiment.step_inputs(thing)", lambda v: built().step_inputs(v), "thing",
+             st.sampled_from(["x", None, node]), E),
     ]
 
 

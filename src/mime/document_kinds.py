@@ -32,6 +32,8 @@ def register_kind(name: str, cls: type) -> type:
     """Register ``cls`` as the document kind ``name`` (it needs ``to_document`` and ``from_document``)."""
     if not isinstance(name, str) or not name:
         raise invalid("name", name, "a non-empty string")
+    if not isinstance(cls, type):
+        raise invalid("cls", cls, "a class with to_document and from_document", where="register_kind")
     for method in ("to_document", "from_document"):
         if not callable(getattr(cls, method, None)):
             raise invalid(method, getattr(cls, method, None), "a method (a document kind has to_document and "

@@ -49,7 +49,8 @@ from maddening.errors import ValidationError, finite_number, invalid, whole_numb
 
 __all__ = ["ValidationError", "DocumentError", "invalid", "finite_number", "whole_number", "real_array",
            "callable_value", "Rule", "Number", "Whole", "Vector", "Direction", "UnitQuaternion", "OneOf",
-           "check_arguments", "is_traced", "any_traced", "refuse_traced", "required", "invalid_document"]
+           "check_arguments", "is_traced", "any_traced", "refuse_traced", "required", "invalid_document",
+           "UNIT_TOLERANCE"]
 
 
 class DocumentError(ValidationError):

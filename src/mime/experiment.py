@@ -40,6 +40,7 @@ folder and saving it again reproduces the document byte for byte.
 from __future__ import annotations
 
 import json
+import os
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Mapping
@@ -137,10 +138,20 @@ class BuiltExperiment:
     def step_inputs(self, thing: Any, *, params: Mapping[str, Any] | None = None) -> Any:
         """``thing.step_inputs(...)`` with what the plans feed it: the confinement's hold and the
         wrench sources (``mime.nodes.rigid.StepInputs``)."""
+        if not callable(getattr(thing, "step_inputs", None)) or thing not in self.things.values():
+            raise invalid("thing", thing, "a body of this experiment (one of its things with step inputs)",
+                          where="BuiltExperiment.step_inputs")
         delivered = self.deliveries(thing)
         confinement = self.confinement(thing)
         return thing.step_inputs(hold=None if confinement is None else confinement.hold,
                                  wrenches=delivered.get("body.applied_wrench", ()), params=params)
+
+
+def _folder(folder: Any, where: str) -> Path:
+    """``folder`` as a ``Path`` when it is a path (text, bytes or ``os.PathLike``), not empty; else the house error."""
+    if not isinstance(folder, (str, bytes, os.PathLike)) or not os.fspath(folder):
+        raise invalid("folder", folder, "a folder's path (a str or a pathlib.Path)", where=where)
+    return Path(os.fsdecode(folder))
 
 
 def _body_of(entry: Entry, objects: Mapping[str, Any]) -> list[Any]:
@@ -362,16 +373,16 @@ class Experiment:
 
     def save(self, folder: str | Path) -> Path:
         """Save to ``folder`` atomically: a crash mid-save leaves the previous folder intact."""
+        folder = _folder(folder, "Experiment.save")
         doc, arrays = self.document()
         text = io.document_text(doc)
-        folder = Path(folder)
         io.write_folder(folder, text, arrays)
         return folder / io.DOCUMENT
 
     @classmethod
     def load(cls, folder: str | Path, *, registry: Registry | None = None) -> "Experiment":
         """Load a saved folder; each entry resolves to the version its document names."""
-        folder = Path(folder)
+        folder = _folder(folder, "Experiment.load")
         path = folder / io.DOCUMENT
         reg = REGISTRY if registry is None else registry
         try:

@@ -45,7 +45,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mime.errors import ValidationError, invalid
+from mime.errors import Number, ValidationError, invalid
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Hull, Sphere
 from mime.geometry import solid_inertia as geometry_inertia
@@ -405,6 +405,10 @@ def _floor_frame(slope_deg: float) -> np.ndarray:
     return rotation_matrices(np.asarray(_about_y(-slope_deg)))
 
 
+_HEIGHT = Number("a finite height > 0 (m), the centre above the floor", above=0.0)
+"""The declared check of a scene's height above its floor."""
+
+
 def on_floor(name: str, shape: Any, *, height: float, position: tuple[float, float] = (0.0, 0.0),
              orientation: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0), velocity: tuple[float, float, float] = (0.0, 0.0, 0.0),
              angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0), gravity: bool = True,
@@ -415,6 +419,7 @@ def on_floor(name: str, shape: Any, *, height: float, position: tuple[float, flo
     ``orientation`` and ``velocity`` are in the floor's frame, ``angular_velocity`` in the body's;
     ``gravity`` turns the world's ``(0, 0, -G)`` on or off. The mass is :data:`MASS`.
     """
+    height = _HEIGHT.check(height, "height", where="on_floor")
     F = _floor_frame(slope_deg)
     x = F @ np.array([position[0], position[1], height])
     q = _compose(_about_y(-slope_deg), orientation)

@@ -54,9 +54,9 @@ from maddening.core.simulation.sharding import batch_size, check_mesh, map_batch
 from mime._compile import jit
 from mime._pytree import pytree, static
 from mime.dynamics import RigidState
-from mime.errors import Number, OneOf, ValidationError, Whole, invalid
+from mime.errors import Number, OneOf, ValidationError, Whole, invalid, is_traced, real_array
 from mime.experiment import Experiment
-from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, rotation
+from mime.geometry import Box, Capsule, Cylinder, Ellipsoid, Hull, Mesh, PointSet, Screw, Sphere, as_hull, rotation
 from mime.nodes import RigidInertialNode
 from mime.nodes.rigid import check_states, step
 from mime.scene import shape_of
@@ -301,7 +301,17 @@ def hull_depth(hull: Hull, direction: Any, measure_spacing: float) -> Any:
     """
     from mime.scene import Plane
 
+    where = "hull_depth"
+    hull = as_hull(hull)
+    measure_spacing = _SPACING.check(measure_spacing, "measure_spacing", where=where)
+    if not is_traced(direction):
+        unit = real_array(direction, "direction", _UNIT_TEXT, shape=(3,), where=where)
+        if abs(float(np.linalg.norm(unit)) - 1.0) > 1e-9:
+            raise invalid("direction", direction, _UNIT_TEXT, where=where)
     return _Measure.of(hull, Plane(), 0.0, measure_spacing).depth(direction)
+
+
+_UNIT_TEXT = "a unit direction: three finite numbers of length 1 (within 1e-9)"
 
 
 # ---------------------------------------------------------------------------------------

@@ -172,8 +172,8 @@ class BallNode(Node):
         it passes through the table. ``gravity`` comes from
         ``{**self.params, **params}``, in the velocity's dtype.
         """
-        self.check_state(state)
-        self.check_boundary_inputs(boundary_inputs)
+        self.check_state(state, values=True)  # concrete values only: a traced one passes
+        self.check_boundary_inputs(boundary_inputs, values=True)
         p = self.resolve_params(params)
         v = jnp.asarray(state["velocity"])
         return {"position": v, "velocity": jnp.broadcast_to(as_state_dtype(p["gravity"], v), jnp.shape(v))}

@@ -13,10 +13,12 @@ approaches ``p``; the finest pair is the best estimate.
 from __future__ import annotations
 
 import math
+import numbers
 from collections.abc import Sequence
+from typing import Any
 from dataclasses import dataclass
 
-from maddening.errors import invalid
+from maddening.errors import finite_number, invalid
 
 __all__ = ["LadderRung", "OrderLadder", "observed_orders"]
 
@@ -59,6 +61,15 @@ class OrderLadder:
         return [LadderRung(n, dt, err, p) for n, dt, err, p in zip(steps, self.dts, self.errors, orders)]
 
 
+def _numbers(values: Any, name: str) -> tuple[float, ...]:
+    """A ladder's ``values`` as floats: a sequence of real numbers (text and bools are never read as numbers)."""
+    allowed = "a sequence of positive finite numbers"
+    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) and not hasattr(values, "__array__"):
+        raise invalid(name, values, allowed, where="observed_orders")
+    return tuple(finite_number(v, name, allowed, where="observed_orders", kind=numbers.Real, above=0.0)
+                 for v in list(values))
+
+
 def observed_orders(dts: Sequence[float], errors: Sequence[float], steps: Sequence[int] | None = None) -> OrderLadder:
     """The observed order of every successive pair of an error ladder.
 
@@ -71,8 +82,8 @@ def observed_orders(dts: Sequence[float], errors: Sequence[float], steps: Sequen
         maddening.ValidationError: Fewer than two rungs, mismatched lengths, or a step or
             error that is not positive and finite.
     """
-    dts = tuple(float(d) for d in dts)
-    errors = tuple(float(e) for e in errors)
+    dts = _numbers(dts, "dts")
+    errors = _numbers(errors, "errors")
     if len(dts) < 2 or len(dts) != len(errors):
         raise invalid("errors", errors, f"one error per step for at least two steps (steps: {dts})",
                       where="observed_orders")

@@ -68,6 +68,8 @@ class Hull:
     """A body's hull: ``parts`` (one or more ``Part`` or bare kinds), or none and an ``extent``."""
 
     def __init__(self, parts: Sequence[Part | Geometry] = (), *, extent: float | None = None) -> None:
+        if isinstance(parts, (str, bytes, Geometry, Part)) or not isinstance(parts, Sequence):
+            raise invalid("parts", parts, "a sequence of Part or mime.geometry kinds (a list, a tuple)", where="Hull")
         made = []
         for i, p in enumerate(parts):
             if isinstance(p, Geometry):
@@ -117,6 +119,9 @@ class Hull:
     def sample(self, spacing: float) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(points, normals, part_index)`` of every part, in the body's frame."""
         spacing = check_spacing(spacing, where="Hull.sample")
+        if not self.parts:
+            raise invalid("hull", self, "a hull with parts: one with none is held as a ball of its extent, and has "
+                          "no samples", where="Hull.sample")
         out_p, out_n, out_i = [], [], []
         for i, part in enumerate(self.parts):
             p, n = part.sample(spacing)

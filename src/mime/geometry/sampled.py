@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 
 import numpy as np
 
-from mime.errors import ValidationError, invalid, real_array, whole_number
+from mime.errors import ValidationError, Whole, invalid, real_array, whole_number
 from mime.geometry._base import Geometry, positive_length
 
 __all__ = ["Box", "Mesh", "cylinder_mesh"]
@@ -114,6 +114,11 @@ def _faces(faces: Any) -> np.ndarray:
     return f
 
 
+_WALL_MAXIMA = Whole("a whole number of at least 1 (the deepest points a wall can hold at once)", at_least=1,
+                     integral=True)
+"""The declared check of a mesh's ``wall_maxima``."""
+
+
 class Mesh(Geometry):
     """A closed triangle mesh: ``vertices`` ``(V, 3)`` m in its frame and ``faces`` ``(F, 3)`` indices.
 
@@ -142,7 +147,7 @@ class Mesh(Geometry):
             f = f[:, ::-1].copy()
         self.vertices = v
         self.faces = f.astype(np.int64)
-        self._wall_maxima = int(wall_maxima)
+        self._wall_maxima = _WALL_MAXIMA.check(wall_maxima, "wall_maxima", where="Mesh")
 
     @property
     def wall_maxima(self) -> int:  # type: ignore[override]

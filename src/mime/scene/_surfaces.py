@@ -31,7 +31,7 @@ import numpy as np
 
 from mime._numerics import is_zero_length
 from mime._pytree import pytree, static
-from mime.errors import ValidationError, invalid
+from mime.errors import Direction, Number, Vector
 from mime.document_kinds import document_kind
 
 __all__ = ["Surface", "Plane", "Floor", "Tube", "InnerSurface", "PlaneShape", "TubeWallShape", "OpaqueShape",
@@ -128,14 +128,20 @@ def shape_of(surface: Any) -> Any:
     return shape() if callable(shape) else OpaqueShape(surface)
 
 
+_POINT = Vector("three finite numbers (m)", n=3)
+"""The declared check of a point of a surface (a plane's point, a tube's centre)."""
+_DIRECTION = Direction("a nonzero direction of three finite numbers")
+"""The declared check of a direction (a plane's normal, a tube's axis), returned as the unit vector along it."""
+_LENGTH = Number("a positive length in metres", above=0.0)
+"""The declared check of a tube's radius and length."""
+_HEIGHT = Number("a finite height (m)")
+"""The declared check of a floor's height."""
+
+
 def _vector(argument: str, value: Any, *, where: str, unit: bool = False) -> tuple[float, float, float]:
-    v = np.asarray(value, dtype=np.float64)
-    if v.shape != (3,) or not np.all(np.isfinite(v)) or (unit and np.linalg.norm(v) == 0):
-        allowed = "a nonzero direction of three finite numbers" if unit else "three finite numbers (m)"
-        raise invalid(argument, value, f"{allowed}", where=f"{where}")
-    if unit:
-        v = v / np.linalg.norm(v)
-    return tuple(float(c) for c in v)
+    """``value`` as three floats (``unit``: the unit vector along it), by the declared rule; text, bools and
+    complex numbers are never read as numbers."""
+    return (_DIRECTION if unit else _POINT).check(value, argument, where=where)
 
 
 class Surface:
@@ -210,7 +216,7 @@ class Floor:
     """A floor at ``height`` m; its ``surface`` faces up (``+z``), the free side above it."""
 
     def __init__(self, height: float = 0.0, *, name: str | None = None) -> None:
-        self.height = float(_vector("height", (0.0, 0.0, height), where="Floor")[2])
+        self.height = _HEIGHT.check(height, "height", where="Floor")
         self.name = name
         self.surface = _OwnedPlane(self, "surface", (0.0, 0.0, self.height), (0.0, 0.0, 1.0))
 
@@ -266,18 +272,10 @@ class Tube:
         length: float | None = None,
         name: str | None = None,
     ) -> None:
-        try:
-            r = float(radius)
-        except (TypeError, ValueError):
-            r = float("nan")
-        if isinstance(radius, bool) or not np.isfinite(r) or r <= 0:
-            raise invalid("radius", radius, "a positive length in metres", where="Tube")
-        self.radius = r
+        self.radius = _LENGTH.check(radius, "radius", where="Tube")
         self.axis = _vector("axis", axis, where="Tube", unit=True)
         self.centre = _vector("centre", centre, where="Tube")
-        if length is not None and (not np.isfinite(float(length)) or float(length) <= 0):
-            raise invalid("length", length, "a positive length in metres or None", where="Tube")
-        self.length = None if length is None else float(length)
+        self.length = None if length is None else _LENGTH.check(length, "length", where="Tube")
         self.name = name
         a = np.asarray(self.axis)
         trial = np.eye(3)[int(np.argmin(np.abs(a)))]

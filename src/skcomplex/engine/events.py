@@ -77,10 +77,13 @@ shorter than ``span / subdivisions``) is not seen.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import jax
 import jax.numpy as jnp
 from jax import lax
+
+from skcomplex.exceptions import ValidationError
 
 __all__ = ["DEFAULT_ITERATIONS", "DEFAULT_SUBDIVISIONS", "EVENT_TIME_RTOL", "EXIT_RTOL", "SETTLED_RTOL", "SETTLE_ITERATIONS",
            "locate_crossing"]
@@ -104,6 +107,25 @@ EXIT_RTOL = 1e-8
 #: alone takes a bracket of ``span / DEFAULT_SUBDIVISIONS`` to ``2**-48`` of it, below ``EVENT_TIME_RTOL``
 #: of any crossing past the first thousandth of the span.
 SETTLE_ITERATIONS = 48
+
+
+def _check_locate(path: Any, span: Any, direction: Any, subdivisions: Any, iterations: Any, settle: Any) -> None:
+    """Refuse what ``locate_crossing`` cannot search with, naming it (a traced ``span`` passes unchecked)."""
+    where = "locate_crossing"
+    if not callable(path):
+        raise ValidationError(f"{where}: path must be a callable of the time tau, got {path!r}")
+    if isinstance(direction, bool) or direction not in (-1, 0, 1):
+        raise ValidationError(f"{where}: direction must be -1, 0 or 1, got {direction!r}")
+    for name, value, least in (("subdivisions", subdivisions, 1), ("iterations", iterations, 0), ("settle", settle, 0)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < least:
+            raise ValidationError(f"{where}: {name} must be an int >= {least}, got {value!r}")
+    if not isinstance(span, jax.core.Tracer):
+        try:
+            length = float(jnp.asarray(span))
+        except (TypeError, ValueError):
+            raise ValidationError(f"{where}: span must be a finite number >= 0, got {span!r}") from None
+        if not (length >= 0.0 and length < float("inf")):
+            raise ValidationError(f"{where}: span must be a finite number >= 0, got {span!r}")
 
 
 def locate_crossing(
@@ -150,6 +172,7 @@ def locate_crossing(
     ...     print(bool(found), abs(float(tau) - (1 + 2**0.5)) < 1e-14)
     True True
     """
+    _check_locate(path, span, direction, subdivisions, iterations, settle)
     search = path if search_path is None else search_path
     span_s = lax.stop_gradient(span)
     taus = span_s * jnp.linspace(0.0, 1.0, subdivisions + 1, dtype=span_s.dtype)

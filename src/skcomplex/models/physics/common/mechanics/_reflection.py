@@ -25,7 +25,23 @@ def reflect(velocity: jnp.ndarray, normal: jnp.ndarray, restitution: Any) -> jnp
     >>> reflect(jnp.array([1.0, -2.0]), jnp.array([0.0, 3.0]), 0.5).tolist()
     [1.0, 1.0]
     """
+    _check_reflect(velocity, normal, restitution)
     return velocity - (1.0 + restitution) * jnp.dot(velocity, normal) / jnp.dot(normal, normal) * normal
+
+
+def _check_reflect(velocity: Any, normal: Any, restitution: Any) -> None:
+    """Refuse a concrete normal that is zero or not finite, a shape other than the velocity's, or a concrete
+    restitution outside [0, 1], naming it (traced values pass unchecked, as inside a step)."""
+    where = "reflect"
+    if not isinstance(normal, jax.core.Tracer):
+        n = np.asarray(normal)
+        if n.dtype.kind not in "iuf" or n.shape != np.shape(velocity) or not np.all(np.isfinite(n)) or not np.any(n):
+            raise ValidationError(f"{where}: normal must be a nonzero finite vector of the velocity's shape "
+                                  f"{np.shape(velocity)}, got {normal!r}")
+    if not isinstance(restitution, jax.core.Tracer):
+        e = np.asarray(restitution)
+        if e.dtype.kind not in "iuf" or e.shape != () or not 0.0 <= float(e) <= 1.0:
+            raise ValidationError(f"{where}: restitution must be a number in [0, 1], got {restitution!r}")
 
 
 class ReflectionInteraction(CrossingInteraction):

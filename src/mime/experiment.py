@@ -163,6 +163,9 @@ class Experiment:
 
     def __init__(self, *, profile: str = "exploratory", registry: Registry | None = None) -> None:
         self.profile = get_profile(profile).name
+        if registry is not None and not isinstance(registry, Registry):
+            raise invalid("registry", registry, "None (mime's registry) or a mime.registry.Registry",
+                          where="Experiment")
         self._registry = REGISTRY if registry is None else registry
         self._things: dict[str, Any] = {}
         self._attachments: list[Attachment] = []

@@ -45,7 +45,7 @@ from typing import Any, Mapping
 
 import numpy as np
 
-from mime.errors import Number, ValidationError, invalid
+from mime.errors import Number, ValidationError, Vector, invalid, real_array
 from mime.experiment import Experiment
 from mime.geometry import Box, Capsule, Hull, Sphere
 from mime.geometry import solid_inertia as geometry_inertia
@@ -136,17 +136,19 @@ def _peer_shape(shape: Any, where: str) -> None:
 
 
 def _unit_quaternion(q: Any, where: str) -> tuple[float, float, float, float]:
-    a = np.asarray(q, dtype=float)
-    if a.shape != (4,) or not np.all(np.isfinite(a)) or abs(float(np.linalg.norm(a)) - 1.0) > 1e-12:
-        raise invalid("orientation", q, "a unit quaternion (w, x, y, z)", where=where)
+    allowed = "a unit quaternion (w, x, y, z), of length 1 within 1e-12"
+    a = real_array(q, "orientation", allowed, shape=(4,), where=where)  # text is never read as a number
+    if abs(float(np.linalg.norm(a)) - 1.0) > 1e-12:
+        raise invalid("orientation", q, allowed, where=where)
     return tuple(float(c) for c in a)
 
 
 def _vector(v: Any, name: str, where: str) -> tuple[float, float, float]:
-    a = np.asarray(v, dtype=float)
-    if a.shape != (3,) or not np.all(np.isfinite(a)):
-        raise invalid(name, v, "three finite numbers", where=where)
-    return tuple(float(c) for c in a)
+    return _THREE.check(v, name, where=where)
+
+
+_THREE = Vector("three finite numbers", n=3)
+"""The declared check of a scene's vectors (position, velocities, gravity)."""
 
 
 def rotation_matrices(q: np.ndarray) -> np.ndarray:
@@ -409,6 +411,12 @@ _HEIGHT = Number("a finite height > 0 (m), the centre above the floor", above=0.
 """The declared check of a scene's height above its floor."""
 
 
+_ALONG = Vector("two finite numbers (m), a place along the floor", n=2)
+"""The declared check of a scene's place along its floor."""
+_SLOPE = Number("a finite angle in degrees")
+"""The declared check of a floor's slope (the scene refuses one outside (-90, 90) degrees by name)."""
+
+
 def on_floor(name: str, shape: Any, *, height: float, position: tuple[float, float] = (0.0, 0.0),
              orientation: tuple[float, ...] = (1.0, 0.0, 0.0, 0.0), velocity: tuple[float, float, float] = (0.0, 0.0, 0.0),
              angular_velocity: tuple[float, float, float] = (0.0, 0.0, 0.0), gravity: bool = True,
@@ -419,7 +427,14 @@ def on_floor(name: str, shape: Any, *, height: float, position: tuple[float, flo
     ``orientation`` and ``velocity`` are in the floor's frame, ``angular_velocity`` in the body's;
     ``gravity`` turns the world's ``(0, 0, -G)`` on or off. The mass is :data:`MASS`.
     """
-    height = _HEIGHT.check(height, "height", where="on_floor")
+    where = "on_floor"
+    height = _HEIGHT.check(height, "height", where=where)
+    position = _ALONG.check(position, "position", where=where)
+    orientation = _unit_quaternion(orientation, where)
+    velocity = _vector(velocity, "velocity", where)
+    slope_deg = _SLOPE.check(slope_deg, "slope_deg", where=where)
+    if not isinstance(gravity, bool):
+        raise invalid("gravity", gravity, "True or False (a Python bool)", where=where)
     F = _floor_frame(slope_deg)
     x = F @ np.array([position[0], position[1], height])
     q = _compose(_about_y(-slope_deg), orientation)

@@ -200,6 +200,8 @@ def stability_limit(method: str, *, zeta: float = 0.0, tolerance: float = STABIL
     2.0
     """
     method = _check_method(method)
+    tolerance = concrete_number(tolerance, "tolerance", "a finite number >= 0 (how far past 1 a radius counts "
+                                "as stable)", where="stability_limit", finite=True, at_least=0.0)
     low, high = _Z_RANGE
     grid = np.geomspace(low, high, _GRID)
     unstable = spectral_radius(method, grid, zeta=zeta) > 1.0 + tolerance

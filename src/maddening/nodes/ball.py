@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any, ClassVar
 
 import jax.numpy as jnp
+import numpy as np
 
 from maddening.core import (
     BoundaryInputField,
@@ -154,7 +155,19 @@ class BallNode(Node):
 
         Args:
             dtype: The floating dtype of the state (default: JAX's default float).
+
+        Raises:
+            maddening.ValidationError: ``dtype`` is not a floating dtype (the node's update
+                refuses any other state).
         """
+        if dtype is not None:
+            try:
+                floating = np.dtype(dtype).kind == "f"
+            except TypeError:
+                floating = False
+            if not floating:
+                raise invalid("dtype", dtype, "None or a floating dtype (float32, float64)",
+                              where="BallNode.initial_state")
         return {
             "position": jnp.asarray(self.params["initial_position"], dtype=dtype),
             "velocity": jnp.asarray(self.params["initial_velocity"], dtype=dtype),

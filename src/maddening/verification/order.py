@@ -18,7 +18,7 @@ from collections.abc import Sequence
 from typing import Any
 from dataclasses import dataclass
 
-from maddening.errors import finite_number, invalid
+from maddening.errors import finite_number, invalid, whole_number
 
 __all__ = ["LadderRung", "OrderLadder", "observed_orders"]
 
@@ -95,4 +95,11 @@ def observed_orders(dts: Sequence[float], errors: Sequence[float], steps: Sequen
     pairwise = tuple(
         math.log(errors[i] / errors[i + 1]) / math.log(dts[i] / dts[i + 1]) for i in range(len(dts) - 1)
     )
-    return OrderLadder(dts, errors, pairwise, None if steps is None else tuple(int(n) for n in steps))
+    if steps is not None:
+        if isinstance(steps, (str, bytes)) or not (isinstance(steps, Sequence) or hasattr(steps, "__array__")) \
+                or len(steps) != len(dts):
+            raise invalid("steps", steps, f"None or one whole number of steps per rung ({len(dts)})",
+                          where="observed_orders")
+        steps = tuple(int(whole_number(n, "steps", "whole numbers of steps, each at least 1", where="observed_orders",
+                                       kind=numbers.Integral)) for n in steps)
+    return OrderLadder(dts, errors, pairwise, steps)

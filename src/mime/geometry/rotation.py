@@ -19,7 +19,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from mime.errors import Direction, is_traced
+from mime.errors import Direction, invalid, is_traced
 
 __all__ = ["matrix", "rotate", "compose", "exp_body", "about_axis", "normalise", "advance_pose", "IDENTITY"]
 
@@ -29,6 +29,9 @@ IDENTITY = (1.0, 0.0, 0.0, 0.0)
 def matrix(q: Any) -> Any:
     """The rotation matrix ``R(q)`` of a unit quaternion (jnp or NumPy input gives the same kind)."""
     xp = np if isinstance(q, np.ndarray) else jnp
+    if not is_traced(q) and np.shape(q)[:1] != (4,):
+        raise invalid("q", f"<an array of shape {np.shape(q)}>", "quaternions (w, x, y, z) along a first axis of 4",
+                      where="rotation.matrix")
     w, x, y, z = q[0], q[1], q[2], q[3]
     return xp.stack(
         [

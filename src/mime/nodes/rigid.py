@@ -249,6 +249,13 @@ class RigidInertialNode(Node):
         ``params`` are injected over the node's own, as in :meth:`update`. A built experiment
         calls this with what its contacts planned (``BuiltExperiment.step_inputs``).
         """
+        if hold is not None and not callable(getattr(hold, "step", None)):
+            raise invalid("hold", hold, "None or a hold: a pytree with step(state, free, dt) (mime.dynamics.Hold)",
+                          where=f"{type(self).__name__}.step_inputs")
+        if isinstance(wrenches, (str, bytes)) or not isinstance(wrenches, (tuple, list)) or not all(
+                callable(getattr(w, "wrench", None)) for w in wrenches):
+            raise invalid("wrenches", wrenches, "a tuple of wrench sources, each with wrench(t, state) (a "
+                          "contact's penalty plan)", where=f"{type(self).__name__}.step_inputs")
         p = RigidParams.from_mapping(self.resolve_params(params))
         return StepInputs(p, LoadTerms.of(self.force), LoadTerms.of(self.torque), tuple(wrenches),
                           FreeFlight() if hold is None else hold)
@@ -284,8 +291,8 @@ class RigidInertialNode(Node):
         params: Mapping[str, Any] | None = None,
     ) -> dict[str, Any]:
         """The free body's right-hand side: ``x' = v``, ``q' = q (0, w) / 2``, Newton and Euler."""
-        self.check_state(state)
-        bi = self.check_boundary_inputs(boundary_inputs)
+        self.check_state(state, values=True)  # concrete values only: a traced one passes
+        bi = self.check_boundary_inputs(boundary_inputs, values=True)
         inputs = self.step_inputs(params=params)
         s = RigidState(*(state[name] for name in RigidState.FIELDS))
         p = inputs.params

@@ -74,7 +74,16 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Defects this test found, reported to the lead (file:function, the input, what happens).
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
-FINDINGS: dict[str, str] = {}
+FINDINGS: dict[str, str] = {
+    "MADD-relative_l2": "maddening.verification.relative_l2(state, exact) divides by the exact state's norm: an "
+                        "exact state of zero gives inf, a missing field KeyError (found 2026-12-08)",
+    "MADD-zero_crossings": "maddening.analysis.signals.zero_crossings(t, x) takes times with NaN and returns NaN "
+                           "crossings (found 2026-12-08)",
+    "MIME-inelastic_impact": "mime.peer.inelastic_impact(..., normal_speed=nan) returns NaN twists (found 2026-12-08)",
+    "SKC-Trajectory": "skcomplex's Trajectory(times, ...) takes NaN and decreasing times (found 2026-12-08)",
+    "SKC-final_state": "skcomplex Simulation.final_state(params='x') raises AttributeError, state={} KeyError "
+                       "(found 2026-12-08)",
+}
 
 
 def _finding(key: str) -> tuple:
@@ -116,6 +125,12 @@ def params(cases: list[Case]):
 
 
 # ------------------------------------------------------------------ maddening
+
+def _zero_crossings(t: Any) -> Any:
+    from maddening.analysis import signals
+
+    return signals.zero_crossings(t, np.sin(np.linspace(0, 10, 101)))
+
 
 def _maddening_cases() -> list[Case]:
     import maddening as md
@@ -209,6 +224,11 @@ def _maddening_cases() -> list[Case]:
              "state", st.sampled_from([math.nan, "1.0"]), E),
         Case("maddening.verification.observed_orders(dts)", lambda v: verification.observed_orders(v, [1e-2, 2.5e-3]),
              "dts", st.sampled_from([["0.1", "0.05"], [True, 0.5], None, 0.1, "ab", [0.1, -0.05]]), E),
+        Case("maddening.verification.relative_l2(exact)", lambda v: verification.relative_l2({"x": 1.0}, v), "exact",
+             st.sampled_from([{"x": 0.0}, {}]), E, marks=_finding("MADD-relative_l2")),
+        Case("maddening.analysis.signals.zero_crossings(t)", lambda v: _zero_crossings(v), "t",
+             st.sampled_from([np.where(np.linspace(0, 10, 101) > 5, np.nan, np.linspace(0, 10, 101))]), E,
+             marks=_finding("MADD-zero_crossings")),
         Case("maddening.verification.observed_orders(steps)",
              lambda v: verification.observed_orders([0.1, 0.05], [1e-2, 1e-3], steps=v), "steps",
              st.sampled_from([["a", "b"], [1], [-1, 0], "12", [2.5, 4]]), E),
@@ -312,6 +332,10 @@ def _skcomplex_cases() -> list[Case]:
         Case("skcomplex.ContinuousSpace(n_dim)", lambda v: sk.ContinuousSpace(v), "n_dim", int_outside(1), E),
         Case("skcomplex.Simulation.final_state(steps)", lambda v: simulation().final_state(steps=v), "steps",
              st.one_of(int_outside(0), st.sampled_from(["3", [2]])), E),
+        Case("skcomplex.Simulation.final_state(params)", lambda v: simulation().final_state(params=v, steps=2),
+             "params", st.sampled_from(["x", 5]), E, marks=_finding("SKC-final_state")),
+        Case("skcomplex.Trajectory(times)", lambda v: sk.Trajectory(v, {}, []), "times",
+             st.sampled_from([[1.0, 0.0, math.nan], [0.0, math.nan]]), E, marks=_finding("SKC-Trajectory")),
         Case("skcomplex.locate_crossing(direction)", lambda v: _locate(v), "direction",
              st.sampled_from([2, 0.5, "up"]), E),
         Case("skcomplex.reflect(normal)", lambda v: _reflect(v), "normal",
@@ -655,6 +679,10 @@ def _mime_run_cases(E) -> list[Case]:
              "slope_deg", st.sampled_from(["20", None, math.nan, 90.0]), E),
         Case("mime.peer.on_floor(gravity)", lambda v: peer.on_floor("s", peer.BALL, height=0.1, gravity=v),
              "gravity", st.sampled_from(["no", 1, None]), E),
+        Case("mime.peer.inelastic_impact(normal_speed)",
+             lambda v: peer.inelastic_impact(peer.SCENES["impact"], (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0),
+                                             (0.0, 0.0, 0.0), normal_speed=v),
+             "normal_speed", st.sampled_from([math.nan, "1"]), E, marks=_finding("MIME-inelastic_impact")),
         Case("mime.peer.Scene(position=text)", lambda v: peer.Scene("s", peer.BALL, 1.0, position=v), "position",
              st.sampled_from([("0", "0", "1"), "abc"]), E),
     ]

@@ -74,16 +74,7 @@ def int_outside(low: int) -> st.SearchStrategy:
 # Defects this test found, reported to the lead (file:function, the input, what happens).
 # Each is a case of its own, xfail(strict=True): the day it is fixed, the case passes and
 # the strict xfail fails, so the mark must then be removed.
-FINDINGS: dict[str, str] = {
-    "MADD-relative_l2": "maddening.verification.relative_l2(state, exact) divides by the exact state's norm: an "
-                        "exact state of zero gives inf, a missing field KeyError (found 2026-12-08)",
-    "MADD-zero_crossings": "maddening.analysis.signals.zero_crossings(t, x) takes times with NaN and returns NaN "
-                           "crossings (found 2026-12-08)",
-    "MIME-inelastic_impact": "mime.peer.inelastic_impact(..., normal_speed=nan) returns NaN twists (found 2026-12-08)",
-    "SKC-Trajectory": "skcomplex's Trajectory(times, ...) takes NaN and decreasing times (found 2026-12-08)",
-    "SKC-final_state": "skcomplex Simulation.final_state(params='x') raises AttributeError, state={} KeyError "
-                       "(found 2026-12-08)",
-}
+FINDINGS: dict[str, str] = {}
 
 
 def _finding(key: str) -> tuple:
@@ -126,10 +117,10 @@ def params(cases: list[Case]):
 
 # ------------------------------------------------------------------ maddening
 
-def _zero_crossings(t: Any) -> Any:
+def _zero_crossings(t: Any, **kw: Any) -> Any:
     from maddening.analysis import signals
 
-    return signals.zero_crossings(t, np.sin(np.linspace(0, 10, 101)))
+    return signals.zero_crossings(t, np.sin(np.linspace(0, 10, 101)), **kw)
 
 
 def _maddening_cases() -> list[Case]:
@@ -225,10 +216,16 @@ def _maddening_cases() -> list[Case]:
         Case("maddening.verification.observed_orders(dts)", lambda v: verification.observed_orders(v, [1e-2, 2.5e-3]),
              "dts", st.sampled_from([["0.1", "0.05"], [True, 0.5], None, 0.1, "ab", [0.1, -0.05]]), E),
         Case("maddening.verification.relative_l2(exact)", lambda v: verification.relative_l2({"x": 1.0}, v), "exact",
-             st.sampled_from([{"x": 0.0}, {}]), E, marks=_finding("MADD-relative_l2")),
+             st.sampled_from([{"x": 0.0}, {}]), E),
         Case("maddening.analysis.signals.zero_crossings(t)", lambda v: _zero_crossings(v), "t",
-             st.sampled_from([np.where(np.linspace(0, 10, 101) > 5, np.nan, np.linspace(0, 10, 101))]), E,
-             marks=_finding("MADD-zero_crossings")),
+             st.sampled_from([np.where(np.linspace(0, 10, 101) > 5, np.nan, np.linspace(0, 10, 101)), "abc",
+                              np.linspace(10, 0, 101), [str(c) for c in np.linspace(0, 10, 101)]]), E),
+        Case("maddening.analysis.signals.zero_crossings(direction)",
+             lambda v: _zero_crossings(np.linspace(0, 10, 101), direction=v), "direction",
+             st.sampled_from([True, 2, "up", None]), E),
+        Case("maddening.analysis.signals.growth_per_step(amplitude)",
+             lambda v: __import__("maddening.analysis.signals", fromlist=["growth_per_step"]).growth_per_step(v),
+             "amplitude", st.sampled_from(["ab", ["1", "2"], [1.0], [1.0, -1.0]]), E),
         Case("maddening.verification.observed_orders(steps)",
              lambda v: verification.observed_orders([0.1, 0.05], [1e-2, 1e-3], steps=v), "steps",
              st.sampled_from([["a", "b"], [1], [-1, 0], "12", [2.5, 4]]), E),
@@ -333,9 +330,17 @@ def _skcomplex_cases() -> list[Case]:
         Case("skcomplex.Simulation.final_state(steps)", lambda v: simulation().final_state(steps=v), "steps",
              st.one_of(int_outside(0), st.sampled_from(["3", [2]])), E),
         Case("skcomplex.Simulation.final_state(params)", lambda v: simulation().final_state(params=v, steps=2),
-             "params", st.sampled_from(["x", 5]), E, marks=_finding("SKC-final_state")),
+             "params", st.sampled_from(["x", 5]), E),
         Case("skcomplex.Trajectory(times)", lambda v: sk.Trajectory(v, {}, []), "times",
-             st.sampled_from([[1.0, 0.0, math.nan], [0.0, math.nan]]), E, marks=_finding("SKC-Trajectory")),
+             st.sampled_from([[1.0, 0.0, math.nan], [0.0, math.nan], "abc", [[0.0, 1.0]]]), E),
+        Case("skcomplex.Trajectory(values)", lambda v: sk.Trajectory([0.0, 1.0], v, []), "values",
+             st.sampled_from([5, None, {1: [0.0, 1.0]}]), E),
+        Case("skcomplex.Trajectory(events)", lambda v: sk.Trajectory([0.0, 1.0], {}, v), "events",
+             st.sampled_from([5, None, ["event"]]), E),
+        Case("skcomplex.Trajectory.values(path)", lambda v: sk.Trajectory([0.0, 1.0], {"b.x": np.zeros(2)}, []).values(v),
+             "path", st.sampled_from([["b.x"], None, "b.y"]), E),
+        Case("skcomplex.Simulation.final_state(state)", lambda v: simulation().final_state(state=v, steps=2),
+             "state", st.sampled_from([{}, "x", {"t": 0.0}]), E),
         Case("skcomplex.locate_crossing(direction)", lambda v: _locate(v), "direction",
              st.sampled_from([2, 0.5, "up"]), E),
         Case("skcomplex.reflect(normal)", lambda v: _reflect(v), "normal",
@@ -682,7 +687,14 @@ def _mime_run_cases(E) -> list[Case]:
         Case("mime.peer.inelastic_impact(normal_speed)",
              lambda v: peer.inelastic_impact(peer.SCENES["impact"], (1.0, 0.0, 0.0, 0.0), (0.0, 0.0, -1.0),
                                              (0.0, 0.0, 0.0), normal_speed=v),
-             "normal_speed", st.sampled_from([math.nan, "1"]), E, marks=_finding("MIME-inelastic_impact")),
+             "normal_speed", st.sampled_from([math.nan, "1"]), E),
+        Case("mime.peer functions(scene)", lambda v: v[0](v[1]), "scene",
+             st.sampled_from([(peer.run_mime, "scene"), (peer.mjcf, None), (peer.mime_experiment, 5),
+                              (peer.mime_body, peer.BALL)]), E),
+        Case("mime.peer.spin_kicks(trajectory)", lambda v: peer.spin_kicks(v), "trajectory",
+             st.sampled_from(["x", None, np.zeros(3)]), E),
+        Case("mime.peer.mid_step_landing(run)", lambda v: peer.mid_step_landing(v), "run",
+             st.sampled_from([None, "run_mime", 5]), E),
         Case("mime.peer.Scene(position=text)", lambda v: peer.Scene("s", peer.BALL, 1.0, position=v), "position",
              st.sampled_from([("0", "0", "1"), "abc"]), E),
     ]

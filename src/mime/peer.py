@@ -129,6 +129,16 @@ def solid_inertia(shape: Any, mass: float) -> tuple[float, float, float]:
     return geometry_inertia(shape, mass)
 
 
+def _scene(scene: Any, where: str) -> None:
+    """Refuse anything but a :class:`Scene`, naming it."""
+    if not isinstance(scene, Scene):
+        raise invalid("scene", scene, "a mime.peer.Scene (mime.peer.SCENES holds the chapter's)", where=where)
+
+
+_SPEED = Number("a finite speed >= 0 (m/s)", at_least=0.0)
+"""The declared check of the speed an impact leaves a body with along the normal."""
+
+
 def _peer_shape(shape: Any, where: str) -> None:
     """Refuse a shape outside the chapter's three, whose closed forms (reach, lowest point) this module writes."""
     if not isinstance(shape, (Sphere, Box, Capsule)):
@@ -262,6 +272,7 @@ def mime_floor(scene: Scene) -> Plane:
 
 def mime_body(scene: Scene) -> RigidInertialNode:
     """The scene's body for MIME, its weight a constant force ``m g`` and no torque."""
+    _scene(scene, "mime_body")
     weight = tuple(scene.mass * g for g in scene.gravity)
     return RigidInertialNode(
         Hull([scene.shape]), mass=scene.mass, inertia=scene.inertia, name=scene.name.replace(" ", "_"),
@@ -273,6 +284,7 @@ def mime_body(scene: Scene) -> RigidInertialNode:
 def mime_experiment(scene: Scene) -> tuple[Experiment, RigidInertialNode]:
     """The scene as a MIME experiment: its body held above the floor by ``Contact.Projection(margin=...)``,
     the margin written in millimetres as the seed writes it (``mm(0.1)``)."""
+    _scene(scene, "mime_experiment")
     body = mime_body(scene)
     experiment = Experiment()
     margin = mm(scene.margin * 1e3)  # in millimetres, as the seed writes it (mm(0.1)); the same double in metres
@@ -282,6 +294,7 @@ def mime_experiment(scene: Scene) -> tuple[Experiment, RigidInertialNode]:
 
 def run_mime(scene: Scene) -> Trajectory:
     """Run the scene with MIME (``Experiment.run``, the exploratory profile)."""
+    _scene(scene, "run_mime")
     experiment, _ = mime_experiment(scene)
     record = experiment.run(dt=scene.dt, steps=scene.steps, profile="exploratory")
     s = record.states
@@ -307,6 +320,7 @@ def mjcf(scene: Scene, *, diagexact: bool = True) -> str:
     """The scene as MuJoCo's XML (MJCF): the floor, and the body on a free joint at the origin
     (its start is written into ``qpos`` and ``qvel`` by :func:`mujoco_start`). ``diagexact=False``
     leaves MuJoCo's body-based approximation of the constraint-space diagonal (MJX has no exact one)."""
+    _scene(scene, "mjcf")
     tc = TIMECONST_STEPS * scene.dt
     d = IMPEDANCE
     inertia = " ".join(_f(i) for i in scene.inertia)
@@ -337,6 +351,7 @@ def mjcf(scene: Scene, *, diagexact: bool = True) -> str:
 
 def mujoco_model(scene: Scene, *, diagexact: bool = True) -> Any:
     """The compiled ``mujoco.MjModel`` of :func:`mjcf`."""
+    _scene(scene, "mujoco_model")
     import mujoco
 
     return mujoco.MjModel.from_xml_string(mjcf(scene, diagexact=diagexact))
@@ -352,6 +367,7 @@ def mujoco_start(scene: Scene) -> tuple[np.ndarray, np.ndarray]:
 
 def run_mujoco(scene: Scene, model: Any = None) -> Trajectory:
     """Run the scene with MuJoCo, one ``mj_step`` at a time (``model``: a compiled model of it, to reuse)."""
+    _scene(scene, "run_mujoco")
     import mujoco
 
     model = mujoco_model(scene) if model is None else model
@@ -453,6 +469,9 @@ def _compose(a: Any, b: Any) -> tuple[float, float, float, float]:
 def in_floor_frame(scene: Scene, trajectory: Trajectory) -> Trajectory:
     """The trajectory seen from the floor: positions, velocities and orientations in the floor's frame
     (``x`` up the slope, ``z`` along the normal); angular velocities stay in the body's frame."""
+    _scene(scene, "in_floor_frame")
+    if not isinstance(trajectory, Trajectory):
+        raise invalid("trajectory", trajectory, "a mime.peer.Trajectory", where="in_floor_frame")
     F = _floor_frame(scene.slope_deg)
     back = np.asarray(_about_y(scene.slope_deg))
     q = np.stack([_compose(back, qk) for qk in trajectory.orientation])
@@ -553,6 +572,7 @@ def reach(shape: Any, direction: np.ndarray) -> np.ndarray:
 def lowest_gap(scene: Scene, trajectory: Trajectory) -> np.ndarray:
     """Per step, how far the hull's lowest point lies beyond the margin, m (negative: past it), from the
     hull's closed-form reach towards the floor at each pose (:func:`reach`)."""
+    _scene(scene, "lowest_gap")
     n = np.asarray(scene.normal)
     down = -np.einsum("kji,j->ki", rotation_matrices(trajectory.orientation), n)  # -R^T n, body frame
     return trajectory.position @ n - reach(scene.shape, down) - scene.margin
@@ -584,6 +604,12 @@ def inelastic_impact(scene: Scene, orientation: Any, velocity: Any, angular_velo
 
     Returns ``(v+, w+)``, ``w+`` in the body frame.
     """
+    where = "inelastic_impact"
+    _scene(scene, where)
+    orientation = _unit_quaternion(orientation, where)
+    velocity = _vector(velocity, "velocity", where)
+    angular_velocity = _vector(angular_velocity, "angular_velocity", where)
+    normal_speed = _SPEED.check(normal_speed, "normal_speed", where=where)
     n = np.asarray(scene.normal)
     R = rotation_matrices(np.asarray(orientation, dtype=float))
     r = R @ lowest_point(scene.shape, -R.T @ n)
@@ -623,6 +649,8 @@ def mid_step_landing(run: Any, phases: int = MID_STEP_PHASES) -> dict[str, np.nd
     ``touching`` (steps flagged up to it; MIME only, else zeros) and ``past`` (the deepest point past the
     margin over those steps, m; 0 if none).
     """
+    if not callable(run):
+        raise invalid("run", run, "a function of a scene (run_mime or run_mujoco)", where="mid_step_landing")
     rows: dict[str, list[float]] = {k: [] for k in ("phase", "normal_speed_error", "spin_error", "along_error",
                                                     "unconverged", "touching", "past")}
     k = MID_STEP_COMPARE
@@ -649,6 +677,9 @@ def spin_kicks(trajectory: Trajectory, threshold: float = KICK) -> dict[str, flo
     (rad/s), how many kicks start on a step flagged ``unconverged``, the largest kick on a step not
     flagged (rad/s), and the largest spin about the normal (rad/s).
     """
+    if not isinstance(trajectory, Trajectory):
+        raise invalid("trajectory", trajectory, "a mime.peer.Trajectory (run_mime's or run_mujoco's)",
+                      where="spin_kicks")
     w = trajectory.angular_velocity
     tilt = np.hypot(w[:, 0], w[:, 1])
     above = tilt > threshold

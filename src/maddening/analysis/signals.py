@@ -25,19 +25,33 @@ from maddening.errors import invalid
 __all__ = ["crossing_frequency", "growth_per_step", "zero_crossings"]
 
 
+def _reals(value: Any, argument: str, allowed: str, where: str) -> np.ndarray:
+    """``value`` as a float64 array when it holds real numbers only (text, bools and objects are refused)."""
+    try:
+        array = np.asarray(value)
+    except (TypeError, ValueError):
+        array = np.asarray(None)
+    if array.dtype.kind not in "iuf":
+        raise invalid(argument, value if array.size <= 4 else f"array of shape {array.shape}", allowed, where=where)
+    return array.astype(np.float64)
+
+
 def _series(t: Any, x: Any, where: str) -> tuple[np.ndarray, np.ndarray]:
-    t = np.asarray(t, dtype=np.float64)
-    x = np.asarray(x, dtype=np.float64)
-    if t.ndim != 1 or t.shape != x.shape or t.size < 3 or not np.all(np.isfinite(x)) or np.any(np.diff(t) <= 0):
-        raise invalid("x", f"array of shape {x.shape}", "finite samples on increasing times t of the same shape",
-                      where=where)
+    allowed_t = "at least three finite, increasing times"
+    t = _reals(t, "t", allowed_t, where)
+    if t.ndim != 1 or t.size < 3 or not np.all(np.isfinite(t)) or np.any(np.diff(t) <= 0):
+        raise invalid("t", f"array of shape {t.shape}", allowed_t, where=where)
+    allowed_x = "finite samples, one per time of t"
+    x = _reals(x, "x", allowed_x, where)
+    if x.shape != t.shape or not np.all(np.isfinite(x)):
+        raise invalid("x", f"array of shape {x.shape}", allowed_x, where=where)
     return t, x
 
 
 def zero_crossings(t: Any, x: Any, *, direction: int = 0) -> np.ndarray:
     """The interpolated times at which ``x`` changes sign (``direction`` +1: rising only, -1: falling only)."""
     t, x = _series(t, x, "zero_crossings")
-    if direction not in (-1, 0, 1):
+    if isinstance(direction, (bool, np.bool_)) or direction not in (-1, 0, 1):
         raise invalid("direction", direction, "-1, 0 or +1", where="zero_crossings")
     a, b = x[:-1], x[1:]
     hit = (a < 0) & (b >= 0) if direction > 0 else (a > 0) & (b <= 0) if direction < 0 else (a * b < 0) | ((b == 0) & (a != 0))
@@ -60,7 +74,7 @@ def crossing_frequency(t: Any, x: Any) -> float:
 
 def growth_per_step(amplitude: Any) -> float:
     """The mean factor per sample of a positive amplitude series: ``(A[-1] / A[0]) ** (1 / (len - 1))``."""
-    a = np.asarray(amplitude, dtype=np.float64)
+    a = _reals(amplitude, "amplitude", "at least two finite amplitudes > 0", "growth_per_step")
     if a.ndim != 1 or a.size < 2 or not np.all(np.isfinite(a)) or np.any(a <= 0):
         raise invalid("amplitude", f"array of shape {a.shape}", "at least two finite amplitudes > 0",
                       where="growth_per_step")

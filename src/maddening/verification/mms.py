@@ -53,9 +53,22 @@ class ManufacturedSolution:
 
 
 def relative_l2(state: Mapping[str, Any], exact: Mapping[str, Any]) -> Any:
-    """``sqrt(sum_f |y_f - y*_f|^2) / sqrt(sum_f |y*_f|^2)`` over every field ``f`` together."""
+    """``sqrt(sum_f |y_f - y*_f|^2) / sqrt(sum_f |y*_f|^2)`` over every field ``f`` together.
+
+    Raises ``maddening.ValidationError`` for a ``state`` without one of ``exact``'s fields, and for a concrete
+    ``exact`` state of zero norm, against which no error is relative.
+    """
+    if not isinstance(exact, Mapping) or not exact:
+        raise invalid("exact", exact, "a non-empty mapping of the exact state's fields", where="relative_l2")
+    missing = sorted(set(exact) - set(state)) if isinstance(state, Mapping) else None
+    if missing is None or missing:
+        raise invalid("state", sorted(state) if isinstance(state, Mapping) else state,
+                      f"a mapping with every field of exact ({sorted(exact)})", where="relative_l2")
     num = sum(jnp.sum((jnp.asarray(state[k]) - jnp.asarray(exact[k])) ** 2) for k in exact)
     den = sum(jnp.sum(jnp.asarray(exact[k]) ** 2) for k in exact)
+    if not isinstance(den, jax.core.Tracer) and not float(den) > 0:
+        raise invalid("exact", "<a state of norm 0>", "an exact state of norm > 0 (the error is relative to it)",
+                      where="relative_l2")
     return jnp.sqrt(num / den)
 
 

@@ -39,9 +39,18 @@ class Trajectory:
     """
 
     def __init__(self, times: np.ndarray, values: dict[str, np.ndarray], events: list[Event]) -> None:
-        self.times = np.asarray(times, dtype=np.float64)
+        where = "Trajectory"
+        raw = np.asarray(times) if not isinstance(times, (str, bytes)) else np.asarray(None)
+        if raw.dtype.kind not in "iuf" or raw.ndim != 1 or not np.all(np.isfinite(raw)) or np.any(np.diff(raw) < 0):
+            raise ValidationError(f"{where}: times must be a 1-D array of finite, non-decreasing times, got {times!r}")
+        if not isinstance(values, dict) or not all(isinstance(k, str) for k in values):
+            raise ValidationError(f"{where}: values must be a dict of state paths ('label.state') to arrays, "
+                                  f"got {values!r}")
+        if not isinstance(events, (list, tuple)) or not all(isinstance(e, Event) for e in events):
+            raise ValidationError(f"{where}: events must be a list of Event, got {events!r}")
+        self.times = raw.astype(np.float64)
         self._values = values
-        self.events = events
+        self.events = list(events)
 
     @property
     def paths(self) -> list[str]:
@@ -50,7 +59,7 @@ class Trajectory:
 
     def values(self, path: str) -> np.ndarray:
         """The values of the state ``path`` (``'label.state'``) at ``times``."""
-        if path not in self._values:
+        if not isinstance(path, str) or path not in self._values:
             raise ValidationError(f"path must be one of {self.paths}, got {path!r}")
         return self._values[path]
 

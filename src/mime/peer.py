@@ -425,8 +425,6 @@ def _floor_frame(slope_deg: float) -> np.ndarray:
 
 _HEIGHT = Number("a finite height > 0 (m), the centre above the floor", above=0.0)
 """The declared check of a scene's height above its floor."""
-
-
 _ALONG = Vector("two finite numbers (m), a place along the floor", n=2)
 """The declared check of a scene's place along its floor."""
 _SLOPE = Number("a finite angle in degrees")

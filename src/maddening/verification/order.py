@@ -15,8 +15,8 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
-from typing import Any
 from dataclasses import dataclass
+from typing import Any
 
 from maddening.errors import finite_number, invalid, whole_number
 
@@ -61,10 +61,15 @@ class OrderLadder:
         return [LadderRung(n, dt, err, p) for n, dt, err, p in zip(steps, self.dts, self.errors, orders)]
 
 
+def _is_sequence(values: Any) -> bool:
+    """Whether ``values`` is a sequence or an array of entries (text is neither)."""
+    return not isinstance(values, (str, bytes)) and (isinstance(values, Sequence) or hasattr(values, "__array__"))
+
+
 def _numbers(values: Any, name: str) -> tuple[float, ...]:
     """A ladder's ``values`` as floats: a sequence of real numbers (text and bools are never read as numbers)."""
     allowed = "a sequence of positive finite numbers"
-    if isinstance(values, (str, bytes)) or not isinstance(values, Sequence) and not hasattr(values, "__array__"):
+    if not _is_sequence(values):
         raise invalid(name, values, allowed, where="observed_orders")
     return tuple(finite_number(v, name, allowed, where="observed_orders", kind=numbers.Real, above=0.0)
                  for v in list(values))
@@ -96,8 +101,7 @@ def observed_orders(dts: Sequence[float], errors: Sequence[float], steps: Sequen
         math.log(errors[i] / errors[i + 1]) / math.log(dts[i] / dts[i + 1]) for i in range(len(dts) - 1)
     )
     if steps is not None:
-        if isinstance(steps, (str, bytes)) or not (isinstance(steps, Sequence) or hasattr(steps, "__array__")) \
-                or len(steps) != len(dts):
+        if not _is_sequence(steps) or len(steps) != len(dts):
             raise invalid("steps", steps, f"None or one whole number of steps per rung ({len(dts)})",
                           where="observed_orders")
         steps = tuple(int(whole_number(n, "steps", "whole numbers of steps, each at least 1", where="observed_orders",

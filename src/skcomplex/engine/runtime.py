@@ -330,12 +330,11 @@ class Simulation:
             self.prepare()
         params = self.params_ if params is None else params
         state = self.initial_state_ if state is None else state
-        for name, given, like in (("params", params, self.params_), ("state", state, self.initial_state_)):
-            if jax.tree_util.tree_structure(given) != jax.tree_util.tree_structure(like):
+        for name, given, own in (("params", params, "params_"), ("state", state, "initial_state_")):
+            if jax.tree_util.tree_structure(given) != jax.tree_util.tree_structure(getattr(self, own)):
                 shown = repr(given) if not isinstance(given, dict) else f"<a dict of keys {sorted(given)}>"
-                raise ValidationError(f"Simulation.final_state: {name} must be shaped as the simulation's "
-                                      f"{'params_' if name == 'params' else 'initial_state_'} (the same keys, "
-                                      f"one array each), got {shown}")
+                raise ValidationError(f"Simulation.final_state: {name} must be shaped as the simulation's {own} "
+                                      f"(the same keys, one array each), got {shown}")
         step = self.step_function(differentiable=True)
         dt = self.dt
 
